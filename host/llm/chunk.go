@@ -101,13 +101,16 @@ func (c Chunk) MarshalJSON() ([]byte, error) {
 	}
 }
 
-// UnmarshalJSON implements json.Unmarshaler.
+// UnmarshalJSON implements json.Unmarshaler. Besides the shapes above it
+// reads the upstream spellings found in recorded fixtures: a delta's text in
+// "text" and a finish's outcome nested as "reason":{"kind","failure"}.
 func (c *Chunk) UnmarshalJSON(data []byte) error {
 	var v struct {
 		Type           string                `json:"type"`
 		Index          int                   `json:"index"`
 		BlockType      string                `json:"blockType"`
-		Delta          string                `json:"delta"`
+		Delta          *string               `json:"delta"`
+		Text           *string               `json:"text"`
 		ID             string                `json:"id"`
 		Name           string                `json:"name"`
 		ArgumentsDelta string                `json:"argumentsDelta"`
@@ -115,6 +118,10 @@ func (c *Chunk) UnmarshalJSON(data []byte) error {
 		Usage          *session.Usage        `json:"usage"`
 		Kind           string                `json:"kind"`
 		Failure        *session.Failure      `json:"failure"`
+		Reason         *struct {
+			Kind    string           `json:"kind"`
+			Failure *session.Failure `json:"failure"`
+		} `json:"reason"`
 	}
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
@@ -125,6 +132,18 @@ func (c *Chunk) UnmarshalJSON(data []byte) error {
 	default:
 		return fmt.Errorf("unknown chunk type %q", v.Type)
 	}
-	*c = Chunk(v)
+	*c = Chunk{
+		Type: v.Type, Index: v.Index, BlockType: v.BlockType, ID: v.ID, Name: v.Name,
+		ArgumentsDelta: v.ArgumentsDelta, Block: v.Block, Usage: v.Usage, Kind: v.Kind, Failure: v.Failure,
+	}
+	switch {
+	case v.Delta != nil:
+		c.Delta = *v.Delta
+	case v.Text != nil:
+		c.Delta = *v.Text
+	}
+	if v.Type == ChunkFinish && v.Kind == "" && v.Reason != nil {
+		c.Kind, c.Failure = v.Reason.Kind, v.Reason.Failure
+	}
 	return nil
 }
