@@ -1,0 +1,184 @@
+package sessionquery
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/seed-e9b4dba4/dsh/host/session"
+)
+
+// ExtractText returns the semantic text of one event: the text that the
+// literal scan filter, the FTS index and neighbour summaries see. Each part
+// is trimmed of JavaScript whitespace, empty parts are dropped and the rest
+// are joined with "\n".
+//
+// Only first-party content counts: message text blocks, tool-call names and
+// arguments, nested tool-result content, tool error names and codes, todos,
+// and the kind of a non-completed turn end (plus an error's message).
+// Reasoning, titles, images, unknown blocks, structural events and unknown
+// event types contribute nothing. A payload that does not decode contributes
+// what can be read from it, so one malformed block never hides its siblings.
+func ExtractText(e session.Event) string {
+	switch e.Type {
+	case session.TypeUserMessage:
+		var m struct {
+			Content json.RawMessage `json:"content"`
+		}
+		if json.Unmarshal(e.Data, &m) != nil {
+			return ""
+		}
+		return joinParts(contentParts(m.Content, nil))
+	case session.TypeAssistantMessage:
+		var a struct {
+			Message struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(e.Data, &a) != nil {
+			return ""
+		}
+		return joinParts(contentParts(a.Message.Content, nil))
+	case session.TypeToolCall:
+		var c struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		}
+		if json.Unmarshal(e.Data, &c) != nil {
+			return ""
+		}
+		return joinParts([]string{c.Name, rawText(c.Arguments)})
+	case session.TypeToolResult:
+		var r struct {
+			Message struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+			Error *struct {
+				Name string `json:"name"`
+				Code string `json:"code"`
+			} `json:"error"`
+		}
+		if json.Unmarshal(e.Data, &r) != nil {
+			return ""
+		}
+		parts := []string{joinParts(contentParts(r.Message.Content, nil))}
+		if r.Error != nil {
+			parts = append(parts, r.Error.Name, r.Error.Code)
+		}
+		return joinParts(parts)
+	case session.TypeTodoWrite:
+		var t struct {
+			Todos []struct {
+				Content string `json:"content"`
+				Status  string `json:"status"`
+			} `json:"todos"`
+		}
+		if json.Unmarshal(e.Data, &t) != nil {
+			return ""
+		}
+		parts := make([]string, 0, 2*len(t.Todos))
+		for _, todo := range t.Todos {
+			parts = append(parts, todo.Status, todo.Content)
+		}
+		return joinParts(parts)
+	case session.TypeTurnEnd:
+		var t struct {
+			Reason struct {
+				Kind  string `json:"kind"`
+				Error *struct {
+					Message string `json:"message"`
+				} `json:"error"`
+			} `json:"reason"`
+		}
+		if json.Unmarshal(e.Data, &t) != nil {
+			return ""
+		}
+		return turnEndText(t.Reason.Kind, t.Reason.Error)
+	default:
+		// The event vocabulary is open. An unknown type stays unsearchable
+		// until its owner defines which of its strings are semantic.
+		return ""
+	}
+}
+
+func turnEndText(kind string, failure *struct {
+	Message string `json:"message"`
+}) string {
+	switch kind {
+	case session.EndError:
+		parts := []string{"error"}
+		if failure != nil {
+			parts = append(parts, failure.Message)
+		}
+		return joinParts(parts)
+	case session.EndAborted, session.EndMaxTokens, session.EndInterrupted:
+		// An abort's cause is who cancelled, not what the session said.
+		return kind
+	default:
+		return ""
+	}
+}
+
+// contentParts appends the semantic parts of a raw content-block array.
+// Blocks are decoded one by one so a malformed block is skipped alone.
+func contentParts(raw json.RawMessage, parts []string) []string {
+	var blocks []json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &blocks) != nil {
+		return parts
+	}
+	for _, rb := range blocks {
+		var b session.ContentBlock
+		if json.Unmarshal(rb, &b) != nil {
+			continue
+		}
+		parts = blockParts(b, parts)
+	}
+	return parts
+}
+
+func blockParts(b session.ContentBlock, parts []string) []string {
+	switch b.Type {
+	case session.BlockText:
+		return append(parts, b.Text)
+	case session.BlockToolCall:
+		return append(parts, b.Name, b.Arguments)
+	case session.BlockToolResult:
+		for _, inner := range b.Content {
+			parts = blockParts(inner, parts)
+		}
+		return parts
+	default:
+		// Reasoning is deliberately unsearchable; images and plugin blocks
+		// do not become searchable merely because they contain strings.
+		return parts
+	}
+}
+
+// rawText returns a JSON string's value, or the raw JSON text of any other
+// value (older writers stored tool arguments as objects).
+func rawText(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}
+
+// joinParts trims each part, drops the empty ones and joins the rest with
+// "\n".
+func joinParts(parts []string) string {
+	var b strings.Builder
+	for _, p := range parts {
+		p = TrimJS(p)
+		if p == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
