@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/seed-e9b4dba4/dsh/host/hook"
 )
@@ -28,10 +29,17 @@ type Registry struct {
 	log *slog.Logger
 
 	mu       sync.RWMutex
-	defs     map[string]*Definition
+	defs     map[string]*entry
 	guards   []guardEntry
 	guardID  int
 	approver Approver
+	tokens   atomic.Uint64
+}
+
+// entry is a registered definition with its compiled output schema.
+type entry struct {
+	def    *Definition
+	output *TypeSchema
 }
 
 type guardEntry struct {
@@ -44,7 +52,7 @@ func NewRegistry(log *slog.Logger) *Registry {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Registry{log: log, defs: map[string]*Definition{}}
+	return &Registry{log: log, defs: map[string]*entry{}}
 }
 
 // Register adds d. Duplicate names and invalid definitions are errors.
@@ -61,18 +69,26 @@ func (r *Registry) Register(d *Definition) (remove func(), err error) {
 	if d.Timeout < 0 {
 		return nil, fmt.Errorf("tool %q: timeout must be positive", d.Name)
 	}
+	if err := d.Parameters.check(); err != nil {
+		return nil, fmt.Errorf("tool %q: parameter schema: %w", d.Name, err)
+	}
+	output, err := parseOutputSchema(d.Output.Schema)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: output schema: %w", d.Name, err)
+	}
+	e := &entry{def: d, output: output}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, dup := r.defs[d.Name]; dup {
 		return nil, fmt.Errorf("tool %q is already registered", d.Name)
 	}
-	r.defs[d.Name] = d
+	r.defs[d.Name] = e
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			r.mu.Lock()
 			defer r.mu.Unlock()
-			if r.defs[d.Name] == d {
+			if r.defs[d.Name] == e {
 				delete(r.defs, d.Name)
 			}
 		})
@@ -81,18 +97,26 @@ func (r *Registry) Register(d *Definition) (remove func(), err error) {
 
 // Get returns the definition called name.
 func (r *Registry) Get(name string) (*Definition, bool) {
+	e, ok := r.lookup(name)
+	if !ok {
+		return nil, false
+	}
+	return e.def, true
+}
+
+func (r *Registry) lookup(name string) (*entry, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	d, ok := r.defs[name]
-	return d, ok
+	e, ok := r.defs[name]
+	return e, ok
 }
 
 // Definitions returns every definition ordered by name.
 func (r *Registry) Definitions() []*Definition {
 	r.mu.RLock()
 	out := make([]*Definition, 0, len(r.defs))
-	for _, d := range r.defs {
-		out = append(out, d)
+	for _, e := range r.defs {
+		out = append(out, e.def)
 	}
 	r.mu.RUnlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })

@@ -15,6 +15,8 @@ const (
 	TypeBoolean = "boolean"
 	TypeArray   = "array"
 	TypeObject  = "object"
+	// TypeNull is accepted only in output schemas.
+	TypeNull = "null"
 )
 
 // TypeSchema is a property (or array item) schema. Build it with String,
@@ -25,6 +27,11 @@ type TypeSchema struct {
 	Enum        []string
 	Items       *TypeSchema
 	Properties  []Property
+
+	// open marks an object that accepts undeclared keys. Builder schemas are
+	// always closed; only output schemas parsed without
+	// "additionalProperties": false are open.
+	open bool
 }
 
 // Property is one named property of an object schema.

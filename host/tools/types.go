@@ -124,6 +124,11 @@ type Result struct {
 	AdditionalContexts []session.Message
 	Mutations          json.RawMessage
 	ConcludesTurn      bool
+
+	// origin is the dispatch token of the base dispatch that produced this
+	// result; a result authored by an execute wrapper has none and is
+	// normalized through the tool's output contract.
+	origin uint64
 }
 
 // Coded is implemented by errors that carry a stable code (and a name) for
