@@ -11,6 +11,12 @@
 // persisted or pinned). Payload bytes travel as json.RawMessage so nothing is
 // lost between read and write.
 //
+// Entry points: Fold (surface fold, classification and trace relations,
+// errors are *FoldError), ValidateLog/ValidateHeader (what resume and the
+// query service check before trusting a stored log), DeriveMessages (the
+// model history a request is built from), FoldTitle and FallbackTitle, Fork
+// and MarkEndSeed, Compatible and SameSnapshotHeader.
+//
 // Any host package may import session; session imports only host (for its
-// service key) and host/hook.
+// service key), host/hook and uniseg (grapheme-safe title cuts).
 package session

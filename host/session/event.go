@@ -3,7 +3,9 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // Event types written by the host. The set is open: plugins may add types,
@@ -94,19 +96,79 @@ func (e Event) DecodeData(v any) error {
 func (e Event) HasSources() bool { return len(e.SourceEventSeqs) > 0 }
 
 // Sources decodes sourceEventSeqs. It returns nil, nil when absent and an
-// error when the stored value is not an array of integers.
+// error when the stored value is not an array of non-negative safe integers.
 func (e Event) Sources() ([]int, error) {
 	if len(e.SourceEventSeqs) == 0 {
 		return nil, nil
 	}
-	var seqs []int
-	if err := json.Unmarshal(e.SourceEventSeqs, &seqs); err != nil {
-		return nil, fmt.Errorf("sourceEventSeqs must be an array of integers")
-	}
-	if seqs == nil {
-		seqs = []int{}
+	seqs, why := decodeSeqList(e.SourceEventSeqs)
+	switch why {
+	case seqListNotArray:
+		return nil, errors.New("sourceEventSeqs must be an array when present")
+	case seqListBadEntry:
+		return nil, errors.New("sourceEventSeqs must densely contain non-negative safe integers")
 	}
 	return seqs, nil
+}
+
+// HasSurfaceOp reports whether surfaceOp is present.
+func (e Event) HasSurfaceOp() bool { return len(e.SurfaceOp) > 0 }
+
+// Op decodes surfaceOp. It accepts exactly "append" or an object with
+// exactly the keys op:"replace", start and end, both non-negative safe
+// integers; anything else, including an absent surfaceOp, is an error.
+func (e Event) Op() (SurfaceOp, error) {
+	raw := bytes.TrimSpace(e.SurfaceOp)
+	if len(raw) == 0 {
+		return SurfaceOp{}, errors.New("surfaceOp is missing")
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(raw, &s) == nil && s == "append" {
+			return SurfaceOp{}, nil
+		}
+		return SurfaceOp{}, fmt.Errorf("surfaceOp %s is not \"append\" or a replace object", truncateForMessage(raw))
+	case '{':
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &fields); err != nil {
+			return SurfaceOp{}, fmt.Errorf("surfaceOp is not valid JSON: %w", err)
+		}
+		var op string
+		opRaw, hasOp := fields["op"]
+		startRaw, hasStart := fields["start"]
+		endRaw, hasEnd := fields["end"]
+		if len(fields) != 3 || !hasOp || !hasStart || !hasEnd {
+			return SurfaceOp{}, errors.New(`replace surfaceOp must have exactly the keys "op", "start" and "end"`)
+		}
+		if json.Unmarshal(opRaw, &op) != nil || op != "replace" {
+			return SurfaceOp{}, fmt.Errorf(`surfaceOp op %s is not "replace"`, truncateForMessage(bytes.TrimSpace(opRaw)))
+		}
+		start, ok := parseSeq(startRaw)
+		if !ok {
+			return SurfaceOp{}, fmt.Errorf("replace surfaceOp start %s is not a non-negative safe integer", truncateForMessage(bytes.TrimSpace(startRaw)))
+		}
+		end, ok := parseSeq(endRaw)
+		if !ok {
+			return SurfaceOp{}, fmt.Errorf("replace surfaceOp end %s is not a non-negative safe integer", truncateForMessage(bytes.TrimSpace(endRaw)))
+		}
+		return SurfaceOp{Replace: true, Start: start, End: end}, nil
+	default:
+		return SurfaceOp{}, fmt.Errorf("surfaceOp %s is not \"append\" or a replace object", truncateForMessage(raw))
+	}
+}
+
+// truncateForMessage keeps error messages short when a stored value is huge.
+func truncateForMessage(raw []byte) string {
+	const max = 64
+	if len(raw) <= max {
+		return string(raw)
+	}
+	n := max
+	for n > 0 && !utf8.RuneStart(raw[n]) {
+		n--
+	}
+	return string(raw[:n]) + "…"
 }
 
 func cloneRaw(r json.RawMessage) json.RawMessage {

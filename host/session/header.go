@@ -58,3 +58,31 @@ func clonePtr[T any](p *T) *T {
 	v := *p
 	return &v
 }
+
+// Compatible reports whether two observations of a session header describe
+// the same session (session-query.md §1.1): version, id, createdAt, cwd,
+// parentSession, seedLength and delegationDepth (absent = 0) are equal.
+// origin, agentPreset and owner are presentation or partition metadata and
+// are not compared.
+func Compatible(a, b Header) bool {
+	return a.Version == b.Version &&
+		a.ID == b.ID &&
+		a.CreatedAt == b.CreatedAt &&
+		equalPtr(a.Cwd, b.Cwd) &&
+		equalPtr(a.ParentSession, b.ParentSession) &&
+		equalPtr(a.SeedLength, b.SeedLength) &&
+		a.Depth() == b.Depth()
+}
+
+// SameSnapshotHeader is the stricter equality used when retrying a
+// snapshot observation: Compatible and the same agentPreset.
+func SameSnapshotHeader(a, b Header) bool {
+	return Compatible(a, b) && equalPtr(a.AgentPreset, b.AgentPreset)
+}
+
+func equalPtr[T comparable](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return *a == *b
+}
