@@ -1,0 +1,122 @@
+package config
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/go-viper/mapstructure/v2"
+
+	"github.com/seed-e9b4dba4/dsh/host"
+)
+
+// meta is what Load learned besides the values.
+type meta struct {
+	profile string
+	origins map[string]string
+	files   []string
+}
+
+var _ host.ConfigSource = (*Config)(nil)
+
+// Keys returns every config key, sorted.
+func (c *Config) Keys() []string { return slices.Clone(keySchema.keys) }
+
+// Value returns the effective value of key (a string, int, int64, float64 or
+// bool), or nil when key does not exist. Paths are resolved.
+func (c *Config) Value(key string) any {
+	f, ok := keySchema.field(c, key)
+	if !ok {
+		return nil
+	}
+	return f.Interface()
+}
+
+// Origin names the layer key's value came from: "default", "profile NAME
+// (embedded)", "profile NAME (PATH)", a config file path, "env DSH_X",
+// "flag --home" or "flag --set". It is empty for unknown keys and for a
+// Config that Load did not make.
+func (c *Config) Origin(key string) string {
+	if c.meta == nil {
+		return ""
+	}
+	return c.meta.origins[key]
+}
+
+// Profile returns the name of the profile Load applied.
+func (c *Config) Profile() string {
+	if c.meta == nil {
+		return ""
+	}
+	return c.meta.profile
+}
+
+// Files returns the config files Load read, lowest precedence first.
+func (c *Config) Files() []string {
+	if c.meta == nil {
+		return nil
+	}
+	return slices.Clone(c.meta.files)
+}
+
+// IsSecret reports whether key holds a credential that must be masked
+// whenever config is shown.
+func IsSecret(key string) bool { return key == "llm.api_key" }
+
+// EnvName returns the environment variable that sets key, e.g.
+// DSH_LLM_BASE_URL for llm.base_url.
+func EnvName(key string) string { return envName(key) }
+
+// Section returns the sub-tree at path (e.g. "plugins.spill") for a plugin to
+// decode. Decoding is strict: out must be a pointer to a struct whose
+// mapstructure tags name every key of the section, and values must fit their
+// fields without conversion.
+func (c *Config) Section(path string) host.Section { return section{c: c, path: path} }
+
+type section struct {
+	c    *Config
+	path string
+}
+
+func (s section) Decode(out any) error {
+	tree, err := s.c.subtree(s.path)
+	if err != nil {
+		return err
+	}
+	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{
+		Result:      out,
+		ErrorUnused: true,
+		TagName:     "mapstructure",
+	})
+	if err != nil {
+		return fmt.Errorf("config section %q: %w", s.path, err)
+	}
+	if err := dec.Decode(tree); err != nil {
+		return fmt.Errorf("config section %q: %w", s.path, err)
+	}
+	return nil
+}
+
+// subtree builds the nested map of the keys under path ("" for all).
+func (c *Config) subtree(path string) (map[string]any, error) {
+	if _, leaf := keySchema.leaves[path]; leaf {
+		return nil, fmt.Errorf("config key %q is a value, not a section", path)
+	}
+	if path != "" && !keySchema.sections[path] {
+		return nil, fmt.Errorf("unknown config section %q", path)
+	}
+	prefix := ""
+	if path != "" {
+		prefix = path + "."
+	}
+	root := map[string]any{}
+	for _, key := range keySchema.keys {
+		rest, ok := strings.CutPrefix(key, prefix)
+		if !ok {
+			continue
+		}
+		f, _ := keySchema.field(c, key)
+		setPath(root, rest, f.Interface())
+	}
+	return root, nil
+}

@@ -1,0 +1,18 @@
+// Package config loads dsh's configuration: the embedded defaults of
+// configs/default.yaml overlaid, lowest to highest precedence, by a profile,
+// $DSH_HOME/config.yaml, <cwd>/.dsh/config.yaml, a --config file, DSH_*
+// environment variables and flags. viper merges the layers; this package
+// owns the key tree (the Config struct), strict validation and the origin of
+// every value.
+//
+// Invariants: every key in any layer exists in the key tree and has the
+// key's type; enum and range rules hold per layer and cross-key rules on the
+// merged result; each error names the key and the file, variable or flag it
+// came from. A loaded Config is complete (default.yaml defines every key),
+// its derived paths are absolute, and it is never mutated by this package
+// afterwards. Home-scoped files (the profile and $DSH_HOME/config.yaml) cannot
+// set home, because they are found through it.
+//
+// cmd/dsh calls Load once per process and passes the Config down; plugins see
+// only their own sub-tree through Config.Section (host.ConfigSource).
+package config

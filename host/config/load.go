@@ -1,0 +1,337 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/go-viper/mapstructure/v2"
+	"github.com/spf13/viper"
+
+	"github.com/seed-e9b4dba4/dsh/configs"
+)
+
+// Options selects the sources Load layers. The zero value loads the defaults,
+// the default profile, the user and project files and the process
+// environment, relative to the process working directory.
+type Options struct {
+	// Profile is the --profile name; empty means "default".
+	Profile string
+	// ConfigFile is the --config file; it must exist when given. It sits just
+	// above the project file and below the environment.
+	ConfigFile string
+	// Home is the --home flag; it beats DSH_HOME.
+	Home string
+	// Cwd is the working directory (the project); empty means os.Getwd.
+	Cwd string
+	// Env looks up environment variables; nil means os.LookupEnv.
+	Env func(string) (string, bool)
+	// Set holds --set key=value flags, applied in order after --home.
+	Set []string
+}
+
+// DefaultProfile is the profile used when none is named.
+const DefaultProfile = "default"
+
+// Load layers the configuration, lowest to highest precedence: the embedded
+// defaults, the profile, $DSH_HOME/config.yaml, <cwd>/.dsh/config.yaml, the
+// --config file, DSH_* environment variables, and flags (--home, then each
+// --set). Every problem found is reported, each naming its key and source.
+func Load(opts Options) (*Config, error) {
+	lookup := opts.Env
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	cwd, err := workingDir(opts.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	ld := &loader{
+		cwd:  cwd,
+		home: sync.OnceValues(func() (string, error) { return userHome(lookup) }),
+	}
+	profileName := opts.Profile
+	if profileName == "" {
+		profileName = DefaultProfile
+	}
+
+	defaults := ld.collect(parseYAML(configs.Default(), provenance{
+		origin: "default", source: configs.DefaultPath + " (embedded)", baseDir: cwd, rank: rankDefault,
+	}))
+	projectPath := filepath.Join(cwd, ".dsh", "config.yaml")
+	project := ld.collect(ld.file(projectPath, projectPath, rankProject, false))
+	var explicit layer
+	if opts.ConfigFile != "" {
+		path, err := resolvePath(opts.ConfigFile, cwd, ld.home)
+		if err != nil {
+			return nil, err
+		}
+		explicit = ld.collect(ld.file(path, path, rankConfigFile, true))
+	}
+	env := ld.collect(envLayer(lookup, cwd))
+	flags := ld.collect(flagLayer(opts.Home, opts.Set, cwd))
+
+	// The profile and the user file live inside home, so only the layers
+	// outside it decide where home is.
+	home, err := ld.resolveHome(defaults, project, explicit, env, flags)
+	if err != nil {
+		return nil, errors.Join(append(ld.errs, err)...)
+	}
+	profile, err := ld.profile(profileName, home)
+	if err != nil {
+		ld.errs = append(ld.errs, err)
+	}
+	var user layer
+	userPath := filepath.Join(home, "config.yaml")
+	if !sameFile(userPath, projectPath) {
+		user = ld.collect(ld.file(userPath, userPath, rankUser, false))
+	}
+	ld.forbidHome(profile, user)
+	if len(ld.errs) > 0 {
+		return nil, errors.Join(ld.errs...)
+	}
+	return ld.build(profileName, []layer{defaults, profile, user, project, explicit, env, flags})
+}
+
+// loader carries one Load call's state.
+type loader struct {
+	cwd   string
+	home  func() (string, error) // the user's home directory, looked up once
+	errs  []error
+	files []rankedFile // config files read, in reading order
+}
+
+type rankedFile struct {
+	rank int
+	path string
+}
+
+func (ld *loader) collect(l layer, errs []error) layer {
+	ld.errs = append(ld.errs, errs...)
+	return l
+}
+
+func workingDir(cwd string) (string, error) {
+	if cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("cannot determine the working directory: %w", err)
+		}
+		return wd, nil
+	}
+	abs, err := filepath.Abs(cwd)
+	if err != nil {
+		return "", fmt.Errorf("cannot resolve the working directory %s: %w", cwd, err)
+	}
+	return abs, nil
+}
+
+// file reads the YAML file at path; a missing file is an empty layer unless
+// required.
+func (ld *loader) file(path, origin string, rank int, required bool) (layer, []error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) && !required {
+		return nil, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, []error{fmt.Errorf("config file %s (from --config) does not exist", path)}
+	}
+	if err != nil {
+		return nil, []error{fmt.Errorf("cannot read config file: %w", err)}
+	}
+	ld.files = append(ld.files, rankedFile{rank, path})
+	return parseYAML(data, provenance{origin: origin, source: path, baseDir: filepath.Dir(path), rank: rank})
+}
+
+// resolveHome returns the absolute home directory from the highest layer that
+// sets it; empty means ~/.dsh.
+func (ld *loader) resolveHome(layers ...layer) (string, error) {
+	var win setting
+	for _, l := range layers {
+		if s, ok := l["home"]; ok {
+			win = s
+		}
+	}
+	if win.value == nil || win.value.(string) == "" {
+		h, err := ld.home()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(h, ".dsh"), nil
+	}
+	return resolvePath(win.value.(string), win.baseDir, ld.home)
+}
+
+var profileName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
+
+// profile loads the named profile: $DSH_HOME/profiles/<name>.yaml when it
+// exists, otherwise the embedded one.
+func (ld *loader) profile(name, home string) (layer, error) {
+	if !profileName.MatchString(name) {
+		return nil, fmt.Errorf("invalid profile name %q: use letters, digits, '.', '_' and '-'", name)
+	}
+	path := filepath.Join(home, "profiles", name+".yaml")
+	data, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		ld.files = append(ld.files, rankedFile{rankProfile, path})
+		l, errs := parseYAML(data, provenance{
+			origin: fmt.Sprintf("profile %s (%s)", name, path), source: path, baseDir: filepath.Dir(path), rank: rankProfile,
+		})
+		return l, errors.Join(errs...)
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("cannot read profile %s: %w", name, err)
+	}
+	data, ok := configs.Profile(name)
+	if !ok {
+		return nil, fmt.Errorf("unknown profile %q: available profiles are %s (or create %s)",
+			name, strings.Join(availableProfiles(home), ", "), path)
+	}
+	l, errs := parseYAML(data, provenance{
+		origin: fmt.Sprintf("profile %s (embedded)", name), source: configs.ProfilePath(name) + " (embedded)", baseDir: ld.cwd, rank: rankProfile,
+	})
+	return l, errors.Join(errs...)
+}
+
+func availableProfiles(home string) []string {
+	names := configs.Profiles()
+	matches, _ := filepath.Glob(filepath.Join(home, "profiles", "*.yaml"))
+	for _, m := range matches {
+		name := strings.TrimSuffix(filepath.Base(m), ".yaml")
+		if profileName.MatchString(name) && !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// forbidHome rejects home in layers that are found through home.
+func (ld *loader) forbidHome(layers ...layer) {
+	for _, l := range layers {
+		if s, ok := l["home"]; ok {
+			ld.errs = append(ld.errs, &Error{Key: "home", Source: s.source,
+				Problem: "cannot be set in a profile or in the home config file, which are found through it; set DSH_HOME, --home or the project file instead"})
+		}
+	}
+}
+
+func sameFile(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
+}
+
+// build merges the layers with viper, decodes the result strictly into a
+// Config and resolves paths.
+func (ld *loader) build(profile string, layers []layer) (*Config, error) {
+	v := viper.New()
+	winners := map[string]setting{}
+	for _, l := range layers {
+		if err := v.MergeConfigMap(l.nest()); err != nil {
+			return nil, fmt.Errorf("merge config: %w", err)
+		}
+		for k, s := range l {
+			winners[k] = s
+		}
+	}
+	c := &Config{}
+	err := v.Unmarshal(c, func(dc *mapstructure.DecoderConfig) {
+		dc.ErrorUnused = true
+		dc.ErrorUnset = true
+		dc.IgnoreUntaggedFields = true
+		dc.WeaklyTypedInput = false
+		dc.DecodeHook = nil
+	})
+	if err != nil {
+		// Every key was checked against the schema, so this means
+		// configs/default.yaml and the Config struct disagree.
+		return nil, fmt.Errorf("built-in config does not match the key tree: %w", err)
+	}
+	if err := ld.resolvePaths(c, winners); err != nil {
+		return nil, err
+	}
+	if err := checkPairs(winners); err != nil {
+		return nil, err
+	}
+	origins := make(map[string]string, len(winners))
+	for k, s := range winners {
+		origins[k] = s.origin
+	}
+	sort.SliceStable(ld.files, func(i, j int) bool { return ld.files[i].rank < ld.files[j].rank })
+	files := make([]string, len(ld.files))
+	for i, f := range ld.files {
+		files[i] = f.path
+	}
+	c.meta = &meta{profile: profile, origins: origins, files: files}
+	return c, nil
+}
+
+func (ld *loader) resolvePaths(c *Config, winners map[string]setting) error {
+	for _, key := range pathKeys {
+		f, _ := keySchema.field(c, key)
+		p := f.String()
+		if key == "session_query.path" && p == memoryPath {
+			continue
+		}
+		abs, err := resolvePath(p, winners[key].baseDir, ld.home)
+		if err != nil {
+			return fmt.Errorf("config key %q: %w", key, err)
+		}
+		f.SetString(abs)
+	}
+	if c.Home == "" {
+		h, err := ld.home()
+		if err != nil {
+			return err
+		}
+		c.Home = filepath.Join(h, ".dsh")
+	}
+	if c.Sessions.Dir == "" {
+		c.Sessions.Dir = filepath.Join(c.Home, "sessions")
+	}
+	if c.SessionQuery.Path == "" {
+		c.SessionQuery.Path = filepath.Join(c.Home, "session-query.db")
+	}
+	return nil
+}
+
+// checkPairs checks relations between keys on the effective values, blaming
+// the key set by the higher layer (the more recent change).
+func checkPairs(winners map[string]setting) error {
+	var errs []error
+	for _, p := range pairs {
+		lo, hi := winners[p.low], winners[p.high]
+		if p.check(lo.value, hi.value) {
+			continue
+		}
+		var e *Error
+		if hi.rank > lo.rank {
+			rel := "at least"
+			if p.strict {
+				rel = "greater than"
+			}
+			e = &Error{Key: p.high, Source: hi.source,
+				Problem: fmt.Sprintf("must be %s %s (%v, from %s)", rel, p.low, lo.value, lo.origin)}
+		} else {
+			rel := "at most"
+			if p.strict {
+				rel = "less than"
+			}
+			e = &Error{Key: p.low, Source: lo.source,
+				Problem: fmt.Sprintf("must be %s %s (%v, from %s)", rel, p.high, hi.value, hi.origin)}
+		}
+		errs = append(errs, e)
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,205 @@
+package config
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestLoadDefaultsGivesEveryKeyFromDefaultOrigin(t *testing.T) {
+	w := newWorld(t)
+	c := w.load(w.opts())
+
+	for _, key := range c.Keys() {
+		if got := c.Origin(key); got != "default" {
+			t.Errorf("Origin(%q) = %q, want default", key, got)
+		}
+	}
+	checks := map[string]any{
+		"llm.provider":                            "deepseek",
+		"llm.model":                               "deepseek-v4-flash",
+		"llm.api_key_env":                         "DEEPSEEK_API_KEY",
+		"llm.retry.jitter":                        0.1,
+		"permissions.mode":                        "default",
+		"tools.bash.max_timeout_ms":               600000,
+		"session_query.open_at":                   "startup",
+		"plugins.session_query.enabled":           false,
+		"plugins.spill.max_inline_bytes":          50000,
+		"plugins.session_query.search_timeout_ms": 30000,
+		"compaction.threshold_ratio":              0.8,
+		"runtime.fixed_time_ms":                   int64(0),
+	}
+	for key, want := range checks {
+		if got := c.Value(key); got != want {
+			t.Errorf("Value(%q) = %#v, want %#v", key, got, want)
+		}
+	}
+	if c.Home != w.home {
+		t.Errorf("Home = %q, want %q (~/.dsh)", c.Home, w.home)
+	}
+	if want := filepath.Join(w.home, "sessions"); c.Sessions.Dir != want {
+		t.Errorf("Sessions.Dir = %q, want %q", c.Sessions.Dir, want)
+	}
+	if want := filepath.Join(w.home, "session-query.db"); c.SessionQuery.Path != want {
+		t.Errorf("SessionQuery.Path = %q, want %q", c.SessionQuery.Path, want)
+	}
+	if c.Profile() != "default" {
+		t.Errorf("Profile() = %q, want default", c.Profile())
+	}
+	if len(c.Files()) != 0 {
+		t.Errorf("Files() = %v, want none", c.Files())
+	}
+}
+
+// TestLayerPrecedence adds the seven layers one at a time, lowest first, and
+// checks that each new layer overrides everything below it.
+func TestLayerPrecedence(t *testing.T) {
+	w := newWorld(t)
+	o := w.opts()
+	profile := filepath.Join(w.home, "profiles", "team.yaml")
+	user := filepath.Join(w.home, "config.yaml")
+	project := filepath.Join(w.cwd, ".dsh", "config.yaml")
+	explicit := filepath.Join(w.cwd, "extra.yaml")
+	steps := []struct {
+		add           func()
+		model, origin string
+	}{
+		{func() {}, "deepseek-v4-flash", "default"},
+		{func() { w.homeProfile("team", "llm: {model: from-profile}\n"); o.Profile = "team" },
+			"from-profile", "profile team (" + profile + ")"},
+		{func() { w.userFile("llm: {model: from-user}\n") }, "from-user", user},
+		{func() { w.projectFile("llm: {model: from-project}\n") }, "from-project", project},
+		{func() { w.write("extra.yaml", "llm: {model: from-config}\n"); o.ConfigFile = "extra.yaml" },
+			"from-config", explicit},
+		{func() { w.env["DSH_LLM_MODEL"] = "from-env" }, "from-env", "env DSH_LLM_MODEL"},
+		{func() { o.Set = []string{"llm.model=from-flag"} }, "from-flag", "flag --set"},
+	}
+	for i, step := range steps {
+		step.add()
+		c := w.load(o)
+		if c.LLM.Model != step.model {
+			t.Errorf("with %d layers: llm.model = %q, want %q", i+1, c.LLM.Model, step.model)
+		}
+		if got := c.Origin("llm.model"); got != step.origin {
+			t.Errorf("with %d layers: Origin(llm.model) = %q, want %q", i+1, got, step.origin)
+		}
+	}
+	c := w.load(o)
+	if want := []string{profile, user, project, explicit}; !slices.Equal(c.Files(), want) {
+		t.Errorf("Files() = %v, want %v", c.Files(), want)
+	}
+}
+
+func TestLayersMergeKeyByKey(t *testing.T) {
+	w := newWorld(t)
+	w.userFile("llm: {model: user-model, max_tokens: 4096}\n")
+	w.projectFile("llm: {model: project-model}\n")
+	c := w.load(w.opts())
+	if c.LLM.Model != "project-model" || c.Origin("llm.model") != filepath.Join(w.cwd, ".dsh", "config.yaml") {
+		t.Errorf("llm.model = %q from %q, want project-model from the project file", c.LLM.Model, c.Origin("llm.model"))
+	}
+	if c.LLM.MaxTokens != 4096 || c.Origin("llm.max_tokens") != filepath.Join(w.home, "config.yaml") {
+		t.Errorf("llm.max_tokens = %d from %q, want 4096 from the user file", c.LLM.MaxTokens, c.Origin("llm.max_tokens"))
+	}
+	if c.LLM.Provider != "deepseek" || c.Origin("llm.provider") != "default" {
+		t.Errorf("llm.provider = %q from %q, want the default", c.LLM.Provider, c.Origin("llm.provider"))
+	}
+}
+
+func TestEmbeddedSessionQueryProfileEnablesThePlugins(t *testing.T) {
+	w := newWorld(t)
+	o := w.opts()
+	o.Profile = "session-query"
+	c := w.load(o)
+	for _, key := range []string{"plugins.session_query.enabled", "plugins.timeout.enabled", "plugins.spill.enabled"} {
+		if c.Value(key) != true {
+			t.Errorf("%s = %v, want true", key, c.Value(key))
+		}
+		if got, want := c.Origin(key), "profile session-query (embedded)"; got != want {
+			t.Errorf("Origin(%s) = %q, want %q", key, got, want)
+		}
+	}
+	plain := w.load(w.opts())
+	if plain.Plugins.SessionQuery.Enabled || plain.Plugins.Timeout.Enabled || plain.Plugins.Spill.Enabled {
+		t.Errorf("default profile enables a plugin: %+v", plain.Plugins)
+	}
+}
+
+func TestHomeProfileReplacesEmbeddedProfileOfSameName(t *testing.T) {
+	w := newWorld(t)
+	path := w.homeProfile("session-query", "plugins: {spill: {enabled: true, max_inline_bytes: 800}}\n")
+	o := w.opts()
+	o.Profile = "session-query"
+	c := w.load(o)
+	if !c.Plugins.Spill.Enabled || c.Plugins.Spill.MaxInlineBytes != 800 {
+		t.Errorf("spill = %+v, want the home profile's values", c.Plugins.Spill)
+	}
+	if got, want := c.Origin("plugins.spill.max_inline_bytes"), "profile session-query ("+path+")"; got != want {
+		t.Errorf("origin = %q, want %q", got, want)
+	}
+	// The embedded profile is not applied underneath the home one.
+	if c.Plugins.SessionQuery.Enabled {
+		t.Error("plugins.session_query.enabled = true, want the embedded profile ignored")
+	}
+}
+
+func TestUnknownProfileListsAvailableProfiles(t *testing.T) {
+	w := newWorld(t)
+	w.homeProfile("mine", "")
+	o := w.opts()
+	o.Profile = "nope"
+	err := w.loadErr(o)
+	wantContains(t, err, `unknown profile "nope"`, "default, mine, session-query", filepath.Join(w.home, "profiles", "nope.yaml"))
+}
+
+func TestInvalidProfileNameIsRejected(t *testing.T) {
+	w := newWorld(t)
+	for _, name := range []string{"../config", ".hidden", "a/b"} {
+		o := w.opts()
+		o.Profile = name
+		wantContains(t, w.loadErr(o), "invalid profile name")
+	}
+}
+
+func TestEmptyProfileFileIsAnEmptyOverlay(t *testing.T) {
+	w := newWorld(t)
+	w.homeProfile("blank", "# nothing yet\n")
+	o := w.opts()
+	o.Profile = "blank"
+	c := w.load(o)
+	if c.Profile() != "blank" || c.LLM.Model != "deepseek-v4-flash" {
+		t.Errorf("profile %q, model %q", c.Profile(), c.LLM.Model)
+	}
+}
+
+func TestConfigFileMustExist(t *testing.T) {
+	w := newWorld(t)
+	o := w.opts()
+	o.ConfigFile = "missing.yaml"
+	wantContains(t, w.loadErr(o), filepath.Join(w.cwd, "missing.yaml"), "does not exist")
+}
+
+func TestConfigFileBeatsProjectFileAndLosesToEnv(t *testing.T) {
+	w := newWorld(t)
+	w.projectFile("permissions: {mode: read-only}\ntools: {read: {default_limit: 10}}\n")
+	path := w.write(filepath.Join(t.TempDir(), "ci.yaml"), "permissions: {mode: bypass}\nllm: {model: cfg}\n")
+	w.env["DSH_LLM_MODEL"] = "env-model"
+	o := w.opts()
+	o.ConfigFile = path
+	c := w.load(o)
+	if c.Permissions.Mode != "bypass" || c.Origin("permissions.mode") != path {
+		t.Errorf("permissions.mode = %q from %q, want bypass from %s", c.Permissions.Mode, c.Origin("permissions.mode"), path)
+	}
+	if c.Tools.Read.DefaultLimit != 10 {
+		t.Errorf("tools.read.default_limit = %d, want 10 from the project file", c.Tools.Read.DefaultLimit)
+	}
+	if c.LLM.Model != "env-model" {
+		t.Errorf("llm.model = %q, want env-model", c.LLM.Model)
+	}
+}
+
+func TestUnparsableYAMLNamesTheFile(t *testing.T) {
+	w := newWorld(t)
+	path := w.projectFile("llm: [unclosed\n")
+	wantContains(t, w.loadErr(w.opts()), "cannot parse "+path)
+}

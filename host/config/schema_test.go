@@ -1,0 +1,113 @@
+package config
+
+import (
+	"bufio"
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/seed-e9b4dba4/dsh/configs"
+)
+
+// TestDefaultYAMLDocumentsEveryKey pins the contract of configs/default.yaml:
+// every leaf key of the Config struct is there, with a comment line above it.
+func TestDefaultYAMLDocumentsEveryKey(t *testing.T) {
+	defined, err := parseYAML(configs.Default(), provenance{source: "default.yaml"})
+	if len(err) > 0 {
+		t.Fatalf("default.yaml: %v", err)
+	}
+	for _, key := range keySchema.keys {
+		if _, ok := defined[key]; !ok {
+			t.Errorf("default.yaml does not define %q", key)
+		}
+	}
+
+	var path []string // section stack by indent level
+	var prev string
+	sc := bufio.NewScanner(bytes.NewReader(configs.Default()))
+	inBlock := -1 // indent of a block literal being skipped
+	for sc.Scan() {
+		line := sc.Text()
+		trimmed := strings.TrimSpace(line)
+		indent := (len(line) - len(strings.TrimLeft(line, " "))) / 2
+		if inBlock >= 0 {
+			if trimmed == "" || indent > inBlock {
+				continue
+			}
+			inBlock = -1
+		}
+		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
+			if trimmed != "" {
+				prev = trimmed
+			}
+			continue
+		}
+		name, value, _ := strings.Cut(trimmed, ":")
+		path = append(path[:min(indent, len(path))], name)
+		key := strings.Join(path, ".")
+		value = strings.TrimSpace(value)
+		if value == "|" {
+			inBlock = indent
+		}
+		if _, leaf := keySchema.leaves[key]; leaf && !strings.HasPrefix(prev, "#") {
+			t.Errorf("default.yaml: key %q has no comment line above it", key)
+		}
+		prev = trimmed
+	}
+}
+
+func TestRuleTablesNameRealKeys(t *testing.T) {
+	for key := range rules {
+		if _, ok := keySchema.leaves[key]; !ok {
+			t.Errorf("rule for unknown key %q", key)
+		}
+	}
+	for _, key := range pathKeys {
+		if l, ok := keySchema.leaves[key]; !ok || l.kind != kindString {
+			t.Errorf("path key %q is not a string key", key)
+		}
+	}
+	for _, p := range pairs {
+		lo, okLo := keySchema.leaves[p.low]
+		hi, okHi := keySchema.leaves[p.high]
+		if !okLo || !okHi || lo.kind != hi.kind {
+			t.Errorf("pair %s/%s does not name two keys of one type", p.low, p.high)
+		}
+	}
+}
+
+func TestSuggestFindsPlausibleTypos(t *testing.T) {
+	tests := map[string]string{
+		"llm.modle":             "llm.model",
+		"LLM.MODEL":             "llm.model",
+		"permisions.mode":       "permissions.mode",
+		"session_query.opne_at": "session_query.open_at",
+		"tool":                  "tools",
+		"completely.different":  "",
+		"x":                     "",
+	}
+	for in, want := range tests {
+		if got := keySchema.suggest(in); got != want {
+			t.Errorf("suggest(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0},
+		{"model", "model", 0},
+		{"modle", "model", 1},
+		{"mode", "model", 1},
+		{"kitten", "sitting", 3},
+		{"", "abc", 3},
+	}
+	for _, tt := range tests {
+		if got := editDistance(tt.a, tt.b); got != tt.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}

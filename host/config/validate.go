@@ -1,0 +1,178 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// rule checks one key's value and returns the problem ("must be ...") or "".
+type rule func(v any) string
+
+// maxSafeLimit is the largest page size the session-query service accepts
+// (2^53 - 2, inherited from upstream's JavaScript safe integers).
+const maxSafeLimit = 1<<53 - 2
+
+// maxTimerMs is the largest timer the session-query plugin accepts.
+const maxTimerMs = math.MaxInt32
+
+// rules holds the checks of single keys. Keys without a rule accept any value
+// of their type.
+var rules = map[string]rule{
+	"log.level":                                   oneOf("debug", "info", "warn", "error"),
+	"llm.provider":                                oneOf("deepseek", "openai", "replay"),
+	"llm.base_url":                                httpURL,
+	"llm.model":                                   nonEmpty,
+	"llm.api_key_env":                             envVarName,
+	"llm.reasoning_effort":                        oneOf("", "off", "low", "high", "max"),
+	"llm.max_tokens":                              intAtLeast(0),
+	"llm.stream_idle_timeout_ms":                  intAtLeast(1),
+	"llm.request_timeout_ms":                      intAtLeast(0),
+	"llm.retry.max_retries":                       intAtLeast(0),
+	"llm.retry.initial_delay_ms":                  intAtLeast(1),
+	"llm.retry.max_delay_ms":                      intAtLeast(1),
+	"llm.retry.jitter":                            floatIn(0, 1, true),
+	"llm.replay.provider_name":                    nonEmpty,
+	"agent.max_parallel_tool_calls":               intAtLeast(1),
+	"agent.instructions_max_bytes":                intAtLeast(1),
+	"permissions.mode":                            oneOf("default", "accept-edits", "read-only", "bypass"),
+	"tools.bash.default_timeout_ms":               intAtLeast(1),
+	"tools.bash.max_timeout_ms":                   intAtLeast(1),
+	"tools.bash.max_output_bytes":                 intAtLeast(1),
+	"tools.read.default_limit":                    intAtLeast(1),
+	"tools.search.max_results":                    intAtLeast(1),
+	"tools.search.timeout_ms":                     intAtLeast(1),
+	"session_query.open_at":                       oneOf("startup", "first-search", "never"),
+	"session_query.journal_mode":                  oneOf("wal", "delete", "truncate", "persist"),
+	"session_query.read_window_max":               intAtLeast(0),
+	"session_query.default_limit":                 intIn(1, maxSafeLimit),
+	"session_query.max_limit":                     intIn(1, maxSafeLimit),
+	"session_query.snippet_chars":                 intAtLeast(1),
+	"session_query.persisted_inspect_concurrency": intIn(1, maxSafeLimit+1),
+	"plugins.session_query.max_search_results":    intIn(1, maxSafeLimit+1),
+	"plugins.session_query.search_timeout_ms":     intIn(1, maxTimerMs),
+	"plugins.spill.max_inline_bytes":              intAtLeast(1),
+	"tui.max_tool_output_lines":                   intAtLeast(1),
+	"compaction.threshold_ratio":                  floatIn(0, 1, false),
+	"compaction.retain_ratio":                     floatIn(0, 1, false),
+	"compaction.max_summary_tokens":               intAtLeast(1),
+	"runtime.clock":                               oneOf("system", "fixed"),
+	"runtime.fixed_time_ms":                       intAtLeast(0),
+	"runtime.ids":                                 oneOf("random", "sequential"),
+}
+
+func oneOf(allowed ...string) rule {
+	return func(v any) string {
+		if slices.Contains(allowed, v.(string)) {
+			return ""
+		}
+		quoted := make([]string, len(allowed))
+		for i, a := range allowed {
+			quoted[i] = fmt.Sprintf("%q", a)
+		}
+		return fmt.Sprintf("must be one of %s (got %q)", strings.Join(quoted, ", "), v)
+	}
+}
+
+func nonEmpty(v any) string {
+	if v.(string) == "" {
+		return "must not be empty"
+	}
+	return ""
+}
+
+func httpURL(v any) string {
+	s := v.(string)
+	if s == "" {
+		return ""
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Sprintf("must be an http or https URL such as https://api.deepseek.com (got %q)", s)
+	}
+	return ""
+}
+
+var envVarPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func envVarName(v any) string {
+	s := v.(string)
+	if s == "" || envVarPattern.MatchString(s) {
+		return ""
+	}
+	return fmt.Sprintf("must be an environment variable name such as DEEPSEEK_API_KEY (got %q)", s)
+}
+
+func intAtLeast(lo int64) rule {
+	return func(v any) string {
+		if n := v.(int64); n < lo {
+			if lo == 1 {
+				return fmt.Sprintf("must be a positive integer (got %d)", n)
+			}
+			return fmt.Sprintf("must be an integer of at least %d (got %d)", lo, n)
+		}
+		return ""
+	}
+}
+
+func intIn(lo, hi int64) rule {
+	return func(v any) string {
+		if n := v.(int64); n < lo || n > hi {
+			return fmt.Sprintf("must be an integer between %d and %d (got %d)", lo, hi, n)
+		}
+		return ""
+	}
+}
+
+// floatIn accepts (lo, hi], or [lo, hi] when closed is set. NaN fails both.
+func floatIn(lo, hi float64, closed bool) rule {
+	return func(v any) string {
+		f := v.(float64)
+		okLo := f > lo || (closed && f == lo)
+		if okLo && f <= hi {
+			return ""
+		}
+		if closed {
+			return fmt.Sprintf("must be a number from %g to %g (got %g)", lo, hi, f)
+		}
+		return fmt.Sprintf("must be a number greater than %g and at most %g (got %g)", lo, hi, f)
+	}
+}
+
+// pair is a relation between two keys that no single-key rule can check.
+type pair struct {
+	low, high string
+	strict    bool // low must be strictly below high
+}
+
+var pairs = []pair{
+	{low: "tools.bash.default_timeout_ms", high: "tools.bash.max_timeout_ms"},
+	{low: "session_query.default_limit", high: "session_query.max_limit"},
+	{low: "llm.retry.initial_delay_ms", high: "llm.retry.max_delay_ms"},
+	{low: "compaction.retain_ratio", high: "compaction.threshold_ratio", strict: true},
+}
+
+// check reports whether the effective values of p hold.
+func (p pair) check(low, high any) bool {
+	switch l := low.(type) {
+	case float64:
+		h := high.(float64)
+		return l < h || (!p.strict && l == h)
+	default:
+		lo, hi := toInt64(low), toInt64(high)
+		return lo < hi || (!p.strict && lo == hi)
+	}
+}
+
+func toInt64(v any) int64 {
+	switch n := v.(type) {
+	case int:
+		return int64(n)
+	case int64:
+		return n
+	}
+	panic(fmt.Sprintf("config: %T is not an integer", v))
+}
