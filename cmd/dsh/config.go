@@ -1,0 +1,120 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/seed-e9b4dba4/dsh/host/config"
+)
+
+func newConfigCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "config",
+		Short: "Inspect the effective configuration",
+	}
+	requireSubcommand(cmd)
+	cmd.AddCommand(newConfigShowCmd(g))
+	return cmd
+}
+
+func newConfigShowCmd(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show",
+		Short: "Print every config key with its effective value and where it came from",
+		Long: `Print every config key with its effective value and its origin: default,
+the profile, a config file, an environment variable (env DSH_...) or a flag.
+Secrets such as llm.api_key are masked. Long values are shortened in the
+table; --json prints them in full.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := g.loadConfig()
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeConfigJSON(g.stdout, cfg)
+			}
+			return writeConfigTable(g.stdout, cfg)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: {profile, files, settings: [{key, value, origin}]}")
+	return cmd
+}
+
+// secretMask replaces a secret that is set; an unset one shows as "".
+const secretMask = "********"
+
+// shownValue is key's value as config show may reveal it.
+func shownValue(cfg *config.Config, key string) any {
+	v := cfg.Value(key)
+	if s, ok := v.(string); ok && s != "" && config.IsSecret(key) {
+		return secretMask
+	}
+	return v
+}
+
+// maxPreview bounds the shown part of a multi-line value, in runes.
+const maxPreview = 40
+
+// tableValue renders v on one line: strings quoted so empty values and
+// control characters are visible. A multi-line value (the persona) shows the
+// start of its first line and its size; --json has it in full.
+func tableValue(v any) string {
+	switch x := v.(type) {
+	case string:
+		first, _, multiline := strings.Cut(x, "\n")
+		if !multiline {
+			return strconv.Quote(x)
+		}
+		if r := []rune(first); len(r) > maxPreview {
+			first = string(r[:maxPreview])
+		}
+		return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(first), len(x))
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	default:
+		return fmt.Sprint(x)
+	}
+}
+
+func writeConfigTable(w io.Writer, cfg *config.Config) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tVALUE\tORIGIN")
+	for _, key := range cfg.Keys() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", key, tableValue(shownValue(cfg, key)), cfg.Origin(key))
+	}
+	return tw.Flush()
+}
+
+type shownConfig struct {
+	Profile  string         `json:"profile"`
+	Files    []string       `json:"files"`
+	Settings []shownSetting `json:"settings"`
+}
+
+type shownSetting struct {
+	Key    string `json:"key"`
+	Value  any    `json:"value"`
+	Origin string `json:"origin"`
+}
+
+func writeConfigJSON(w io.Writer, cfg *config.Config) error {
+	out := shownConfig{Profile: cfg.Profile(), Files: cfg.Files(), Settings: []shownSetting{}}
+	if out.Files == nil {
+		out.Files = []string{}
+	}
+	for _, key := range cfg.Keys() {
+		out.Settings = append(out.Settings, shownSetting{Key: key, Value: shownValue(cfg, key), Origin: cfg.Origin(key)})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+type shownJSON struct {
+	Profile  string   `json:"profile"`
+	Files    []string `json:"files"`
+	Settings []struct {
+		Key    string `json:"key"`
+		Value  any    `json:"value"`
+		Origin string `json:"origin"`
+	} `json:"settings"`
+}
+
+func (s *sandbox) showJSON(args ...string) shownJSON {
+	s.t.Helper()
+	r := s.run(append([]string{"config", "show", "--json"}, args...)...)
+	if r.code != exitOK {
+		s.t.Fatalf("exit code %d: %s", r.code, r.stderr)
+	}
+	var out shownJSON
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		s.t.Fatalf("output is not JSON: %v\n%s", err, r.stdout)
+	}
+	return out
+}
+
+func (j shownJSON) get(key string) (any, string, bool) {
+	for _, s := range j.Settings {
+		if s.Key == key {
+			return s.Value, s.Origin, true
+		}
+	}
+	return nil, "", false
+}
+
+// rowOf returns the table columns of key.
+func rowOf(t *testing.T, table, key string) []string {
+	t.Helper()
+	for _, line := range strings.Split(table, "\n") {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == key {
+			return f
+		}
+	}
+	t.Fatalf("no row for %s in:\n%s", key, table)
+	return nil
+}
+
+func TestConfigShowPrintsEveryKeyValueAndOrigin(t *testing.T) {
+	s := newSandbox(t)
+	project := s.write(".dsh/config.yaml", "permissions:\n  mode: read-only\n")
+	s.env["DSH_LLM_MODEL"] = "deepseek-v4-pro"
+	r := s.run("config", "show", "--set", "tools.read.default_limit=50")
+	if r.code != exitOK {
+		t.Fatalf("exit code %d: %s", r.code, r.stderr)
+	}
+	tests := []struct {
+		key  string
+		want []string
+	}{
+		{"llm.model", []string{`"deepseek-v4-pro"`, "env", "DSH_LLM_MODEL"}},
+		{"permissions.mode", []string{`"read-only"`, project}},
+		{"tools.read.default_limit", []string{"50", "flag", "--set"}},
+		{"llm.provider", []string{`"deepseek"`, "default"}},
+		{"home", []string{`"` + s.home + `"`, "env", "DSH_HOME"}},
+		{"sessions.dir", []string{`"` + filepath.Join(s.home, "sessions") + `"`, "default"}},
+		{"compaction.threshold_ratio", []string{"0.8", "default"}},
+	}
+	for _, tt := range tests {
+		got := rowOf(t, r.stdout, tt.key)[1:]
+		if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+			t.Errorf("%s row = %q, want %q", tt.key, got, tt.want)
+		}
+	}
+	if n := strings.Count(r.stdout, "\n"); n != len(s.showJSON().Settings)+1 {
+		t.Errorf("table has %d lines, want one per key plus the header", n)
+	}
+	// Multi-line values stay on one row.
+	if row := rowOf(t, r.stdout, "agent.persona"); !strings.Contains(strings.Join(row, " "), "bytes)") {
+		t.Errorf("persona row = %q, want a shortened value", row)
+	}
+}
+
+func TestConfigShowMasksTheAPIKey(t *testing.T) {
+	s := newSandbox(t)
+	s.env["DSH_LLM_API_KEY"] = "sk-very-secret"
+	r := s.run("config", "show")
+	if strings.Contains(r.stdout, "sk-very-secret") {
+		t.Fatalf("table shows the API key:\n%s", r.stdout)
+	}
+	if row := rowOf(t, r.stdout, "llm.api_key"); row[1] != `"********"` || row[3] != "DSH_LLM_API_KEY" {
+		t.Errorf("llm.api_key row = %q", row)
+	}
+	j := s.showJSON()
+	if v, _, _ := j.get("llm.api_key"); v != "********" {
+		t.Errorf("JSON llm.api_key = %v, want masked", v)
+	}
+
+	// An unset key is shown as empty, so the user can tell it is missing.
+	delete(s.env, "DSH_LLM_API_KEY")
+	if v, _, _ := s.showJSON().get("llm.api_key"); v != "" {
+		t.Errorf("unset llm.api_key shown as %v, want empty", v)
+	}
+}
+
+func TestProfileSessionQueryFlipsThePluginKeys(t *testing.T) {
+	s := newSandbox(t)
+	plain := s.showJSON()
+	opted := s.showJSON("--profile", "session-query")
+	if opted.Profile != "session-query" || plain.Profile != "default" {
+		t.Errorf("profiles = %q, %q", plain.Profile, opted.Profile)
+	}
+	for _, key := range []string{"plugins.session_query.enabled", "plugins.timeout.enabled", "plugins.spill.enabled"} {
+		if v, origin, _ := plain.get(key); v != false || origin != "default" {
+			t.Errorf("default profile: %s = %v from %q, want false from default", key, v, origin)
+		}
+		if v, origin, _ := opted.get(key); v != true || origin != "profile session-query (embedded)" {
+			t.Errorf("session-query profile: %s = %v from %q", key, v, origin)
+		}
+	}
+	// Nothing else changes.
+	for i, st := range opted.Settings {
+		p := plain.Settings[i]
+		if p.Key != st.Key {
+			t.Fatalf("key order differs at %d: %s vs %s", i, p.Key, st.Key)
+		}
+		if strings.HasSuffix(st.Key, ".enabled") && strings.HasPrefix(st.Key, "plugins.") {
+			continue
+		}
+		if p.Value != st.Value || p.Origin != st.Origin {
+			t.Errorf("%s changed with the profile: %v (%s) -> %v (%s)", st.Key, p.Value, p.Origin, st.Value, st.Origin)
+		}
+	}
+}
+
+func TestUnknownKeyInProjectFileFails(t *testing.T) {
+	s := newSandbox(t)
+	path := s.write(".dsh/config.yaml", "llm:\n  modle: deepseek-v4-pro\n")
+	r := s.run("config", "show")
+	if r.code != exitError {
+		t.Fatalf("exit code = %d, want %d", r.code, exitError)
+	}
+	want := `dsh: unknown config key "llm.modle" in ` + path + ` (did you mean "llm.model"?)`
+	if !strings.Contains(r.stderr, want) {
+		t.Errorf("stderr = %q, want %q", r.stderr, want)
+	}
+	if r.stdout != "" {
+		t.Errorf("stdout = %q, want nothing", r.stdout)
+	}
+}
+
+func TestGlobalFlagsWorkAfterTheSubcommand(t *testing.T) {
+	s := newSandbox(t)
+	other := filepath.Join(t.TempDir(), "h")
+	j := s.showJSON("--home", other, "--set", "llm.model=m1", "--set", "llm.model=m2")
+	if v, origin, _ := j.get("home"); v != other || origin != "flag --home" {
+		t.Errorf("home = %v from %q", v, origin)
+	}
+	if v, _, _ := j.get("llm.model"); v != "m2" {
+		t.Errorf("llm.model = %v, want the last --set", v)
+	}
+}
+
+func TestConfigFlagAddsAFileLayer(t *testing.T) {
+	s := newSandbox(t)
+	path := s.write("ci/dsh.yaml", "permissions: {mode: bypass}\n")
+	j := s.showJSON("--config", "ci/dsh.yaml")
+	if v, origin, _ := j.get("permissions.mode"); v != "bypass" || origin != path {
+		t.Errorf("permissions.mode = %v from %q", v, origin)
+	}
+	if len(j.Files) != 1 || j.Files[0] != path {
+		t.Errorf("files = %v", j.Files)
+	}
+}
+
+func TestTableValue(t *testing.T) {
+	long := strings.Repeat("é", 50)
+	tests := []struct {
+		in   any
+		want string
+	}{
+		{"", `""`},
+		{"a\tb", `"a\tb"`},
+		{long, `"` + long + `"`},
+		{"first\nsecond\n", `"first"… (13 bytes)`},
+		{long + "\n", `"` + strings.Repeat("é", 40) + `"… (101 bytes)`},
+		{0.1, "0.1"},
+		{int64(5), "5"},
+		{true, "true"},
+	}
+	for _, tt := range tests {
+		if got := tableValue(tt.in); got != tt.want {
+			t.Errorf("tableValue(%#v) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

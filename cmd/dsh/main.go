@@ -1,0 +1,10 @@
+// Command dsh is a coding agent for editors (over ACP) and terminals. This
+// package is the thin entry point: flags, subcommands and wiring; behaviour
+// lives in compositions, plugins and host packages.
+package main
+
+import "os"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

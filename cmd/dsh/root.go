@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/seed-e9b4dba4/dsh/host/config"
+)
+
+// Exit codes of the dsh process.
+const (
+	exitOK    = 0
+	exitError = 1 // the command failed, including invalid configuration
+	exitUsage = 2 // the command line itself is wrong
+)
+
+// globals is what every command shares: the global flags, the I/O streams and
+// the process environment, passed explicitly so commands run in tests without
+// a terminal or the real environment.
+type globals struct {
+	profile    string
+	configFile string
+	home       string
+	set        []string
+
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	env            func(string) (string, bool)
+	cwd            string // "" means the process working directory
+}
+
+// loadConfig loads the layered configuration the global flags select.
+func (g *globals) loadConfig() (*config.Config, error) {
+	return config.Load(config.Options{
+		Profile:    g.profile,
+		ConfigFile: g.configFile,
+		Home:       g.home,
+		Cwd:        g.cwd,
+		Env:        g.env,
+		Set:        g.set,
+	})
+}
+
+// commands lists every subcommand constructor; each lives in its own file.
+func commands() []func(*globals) *cobra.Command {
+	return []func(*globals) *cobra.Command{
+		newConfigCmd,
+		newVersionCmd,
+	}
+}
+
+// run is main without the process: it returns the exit code.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return execute(ctx, args, &globals{stdin: stdin, stdout: stdout, stderr: stderr, env: os.LookupEnv})
+}
+
+func execute(ctx context.Context, args []string, g *globals) int {
+	root := newRootCmd(g)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(g.stderr, "dsh: %v\n", err)
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(g.stderr, "Run '%s --help' for usage.\n", ue.cmdPath)
+		return exitUsage
+	}
+	return exitError
+}
+
+func newRootCmd(g *globals) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "dsh",
+		Short: "A coding agent for your editor (ACP) and your terminal",
+		Long: `dsh is a coding agent. Run it inside an editor over the Agent Client
+Protocol, or in a terminal. It keeps every session as an append-only log
+under $DSH_HOME (default ~/.dsh).
+
+Configuration is layered, lowest to highest: built-in defaults, the profile,
+$DSH_HOME/config.yaml, ./.dsh/config.yaml, --config FILE, DSH_* environment
+variables, flags. See the effective values with: dsh config show`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	requireSubcommand(root)
+	root.SetIn(g.stdin)
+	root.SetOut(g.stdout)
+	root.SetErr(g.stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError{err: err, cmdPath: c.CommandPath()}
+	})
+
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.profile, "profile", "", "config profile: embedded, or $DSH_HOME/profiles/NAME.yaml (default \"default\")")
+	pf.StringVar(&g.configFile, "config", "", "extra config file, above ./.dsh/config.yaml and below DSH_* variables")
+	pf.StringVar(&g.home, "home", "", "dsh home directory (overrides DSH_HOME; default ~/.dsh)")
+	pf.StringArrayVar(&g.set, "set", nil, "set a config key, e.g. --set llm.model=deepseek-v4-pro (repeatable)")
+
+	for _, newCmd := range commands() {
+		root.AddCommand(newCmd(g))
+	}
+	return root
+}
+
+// requireSubcommand makes a command that only groups subcommands print its
+// help when called bare and reject anything else as a usage error.
+func requireSubcommand(cmd *cobra.Command) {
+	cmd.SuggestionsMinimumDistance = 2
+	cmd.Args = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
+		if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += fmt.Sprintf("; did you mean %s", strings.Join(s, " or "))
+		}
+		return usageError{err: errors.New(msg), cmdPath: c.CommandPath()}
+	}
+	cmd.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+}
+
+// usageError is a mistake on the command line, reported with exit code 2.
+type usageError struct {
+	err     error
+	cmdPath string
+}
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
