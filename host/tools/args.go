@@ -22,11 +22,13 @@ func ParseArguments(raw string) json.RawMessage {
 	return buf.Bytes()
 }
 
-// argsOf returns the call's parsed arguments, parsing Arguments when the
-// caller left Args unset.
-func argsOf(call *Call) json.RawMessage {
-	if call.Args != nil {
-		return call.Args
+// withArgs returns call itself when its Args are set, else a copy whose Args
+// are parsed from Arguments; the caller's Call is never modified.
+func withArgs(call *Call) *Call {
+	if len(bytes.TrimSpace(call.Args)) > 0 {
+		return call
 	}
-	return ParseArguments(call.Arguments)
+	c := *call
+	c.Args = ParseArguments(call.Arguments)
+	return &c
 }

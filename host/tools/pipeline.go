@@ -73,11 +73,7 @@ func (r *Registry) Run(ctx context.Context, call *Call) Result {
 // only ever see well-formed calls: asking a human to approve a call that can
 // only fail is noise, and a permission policy may decode the arguments.
 func (r *Registry) Prepare(ctx context.Context, call *Call) *Prepared {
-	if call.Args == nil {
-		c := *call
-		c.Args = ParseArguments(call.Arguments)
-		call = &c
-	}
+	call = withArgs(call)
 	p := &Prepared{call: call, token: r.tokens.Add(1)}
 	// The definition is captured before the abort check so that even a
 	// pre-dispatch abort goes through its FinalizeContent.
@@ -209,11 +205,7 @@ func (r *Registry) ExecutionMode(call *Call) (mode Mode) {
 	if !ok || e.def.ConcurrencySafe == nil {
 		return Exclusive
 	}
-	if call.Args == nil {
-		c := *call
-		c.Args = ParseArguments(call.Arguments)
-		call = &c
-	}
+	call = withArgs(call)
 	if len(e.def.Parameters.Validate(call.Args)) > 0 {
 		return Exclusive
 	}
