@@ -29,6 +29,10 @@ type Request struct {
 	Tools     []tools.Schema
 	Messages  []session.Message
 	Purpose   string
+	// Temperature and Stop are optional sampling overrides; nil sends the
+	// provider defaults.
+	Temperature *float64
+	Stop        []string
 }
 
 // ModelInfo is what the host knows about a model.
