@@ -1,0 +1,140 @@
+package codingtools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/seed-e9b4dba4/dsh/host/tools"
+)
+
+func (s *Set) bashDescription() string {
+	return fmt.Sprintf("Run a shell command with `bash -c` in the working directory. Every call starts a fresh shell: no state (cd, variables) carries over, stdin is empty, and there is no terminal. "+
+		"stdout and stderr are merged in the order they were written. The result ends with markers: [exit code: N], [timed out after Nms], or [killed by signal: S]; empty output shows as (no output). "+
+		"Output longer than %d bytes keeps only its end and names a file holding all of it. "+
+		"The command is stopped (its whole process group) after timeout_ms, %d by default and at most %d. "+
+		"Background processes that still write to the output when the command ends are stopped too; redirect their output to a file to keep them running.",
+		s.cfg.Bash.MaxOutputBytes, s.cfg.Bash.DefaultTimeoutMs, s.cfg.Bash.MaxTimeoutMs)
+}
+
+type bashArgs struct {
+	Command     string `json:"command"`
+	Description string `json:"description"`
+	TimeoutMs   optInt `json:"timeout_ms"`
+}
+
+func (s *Set) bashTool() *tools.Definition {
+	return &tools.Definition{
+		Name:        "bash",
+		Description: s.bashDescription(),
+		Parameters: tools.Object(
+			tools.Req("command", tools.String("The command line to run.")),
+			tools.Req("description", tools.String("A short description of what the command does, in a few words, shown to the user.")),
+			tools.Field("timeout_ms", tools.Integer(fmt.Sprintf("Timeout in milliseconds, at most %d. Defaults to %d.", s.cfg.Bash.MaxTimeoutMs, s.cfg.Bash.DefaultTimeoutMs))),
+		),
+		Output:  tools.StringOutput,
+		Effect:  tools.EffectExecute,
+		Execute: s.bash,
+		PresentCall: func(call *tools.Call) *tools.CallView {
+			var a bashArgs
+			_ = decodeArgs(nameBash, call, &a)
+			title := strings.TrimSpace(a.Description)
+			if title == "" {
+				title = firstLine(a.Command, 80)
+			}
+			return &tools.CallView{Kind: tools.KindExecute, Title: title, RawInput: rawInput(call)}
+		},
+	}
+}
+
+func (s *Set) bash(ctx context.Context, call *tools.Call) (any, error) {
+	var a bashArgs
+	if err := decodeArgs(nameBash, call, &a); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(a.Command) == "" {
+		return nil, failf(nameBash, CodeInvalidArgs, "command is empty")
+	}
+	timeout, err := s.bashTimeout(a.TimeoutMs)
+	if err != nil {
+		return nil, err
+	}
+	if call.Cwd == "" {
+		return nil, failf(nameBash, CodeNoWorkspace, "this session has no working directory to run commands in")
+	}
+	out := &tailCollector{limit: s.cfg.Bash.MaxOutputBytes, store: s.outputs}
+	r := runner{shell: "bash", grace: ms(s.cfg.Bash.KillGraceMs)}
+	res, err := r.run(ctx, a.Command, call.Cwd, timeout, out)
+	if err != nil {
+		return nil, failf(nameBash, CodeStartFailed, "cannot start bash in %s: %v", call.Cwd, err)
+	}
+	return renderBash(out, res, timeout), nil
+}
+
+// bashTimeout clamps a requested timeout to [1, max]; a non-positive request
+// is an error rather than "no timeout".
+func (s *Set) bashTimeout(req optInt) (time.Duration, error) {
+	if !req.set {
+		return ms(s.cfg.Bash.DefaultTimeoutMs), nil
+	}
+	if req.v < 1 {
+		return 0, failf(nameBash, CodeInvalidArgs, "timeout_ms must be a positive number of milliseconds (got %d); omit it for the default of %d", req.v, s.cfg.Bash.DefaultTimeoutMs)
+	}
+	return ms(int(min(req.v, int64(s.cfg.Bash.MaxTimeoutMs)))), nil
+}
+
+func renderBash(out *tailCollector, res runResult, timeout time.Duration) string {
+	text, _, note := out.finish()
+	var b strings.Builder
+	if note != "" {
+		b.WriteString(note)
+		b.WriteByte('\n')
+	}
+	if len(text) == 0 {
+		b.WriteString("(no output)\n")
+	} else {
+		b.Write(text)
+		if text[len(text)-1] != '\n' {
+			b.WriteByte('\n')
+		}
+	}
+	if res.leftovers {
+		b.WriteString("[background processes still writing output were stopped]\n")
+	}
+	if res.detached {
+		b.WriteString("[a detached process still holds the output; reading stopped]\n")
+	}
+	switch {
+	case res.cause == stopTimeout:
+		fmt.Fprintf(&b, "[timed out after %dms]", timeout.Milliseconds())
+	case res.cause == stopCanceled:
+		b.WriteString("[cancelled: the command was stopped]")
+	case res.signal != 0:
+		fmt.Fprintf(&b, "[killed by signal: %s]", signalName(res.signal))
+	default:
+		fmt.Fprintf(&b, "[exit code: %d]", res.exitCode)
+	}
+	return b.String()
+}
+
+func signalName(sig syscall.Signal) string {
+	if n := unix.SignalName(sig); n != "" {
+		return n
+	}
+	return sig.String()
+}
+
+func firstLine(s string, max int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	if len(s) > max {
+		s = string(trimPartialRune([]byte(s[:max]))) + "…"
+	}
+	return s
+}

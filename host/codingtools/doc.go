@@ -1,0 +1,20 @@
+// Package codingtools is the default coding tool roster: read, write, edit,
+// bash, glob, grep and todo_write, plus the system-prompt guidance for them
+// and the coding-tools host plugin that registers both.
+//
+// A Set owns everything the tools share for one plugin activation: the
+// decoded config, the per-session record of which files the model has read
+// (so write and edit can refuse to clobber a file the model has not seen, or
+// one that changed on disk since), and the private directory where bash keeps
+// the full text of oversized output. There is no package-level state; two
+// activations never see each other's records.
+//
+// Paths in arguments may be absolute or relative to the calling session's
+// working directory (Call.Cwd). Results name files relative to that directory
+// when they are inside it and absolute otherwise, so that a path shown in one
+// result can be passed back to any tool.
+//
+// Only the tool pipeline (tools.Registry) calls the definitions; tests call
+// Execute directly. read, glob and grep are concurrency-safe; the others are
+// exclusive.
+package codingtools

@@ -1,0 +1,261 @@
+package codingtools
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/seed-e9b4dba4/dsh/host/tools"
+)
+
+const grepDescription = "Search file contents with a regular expression (Go RE2 syntax: no lookaround or backreferences), one line at a time. " +
+	"`path` is a file or a directory searched recursively (the working directory by default); .gitignore'd files, the .git directory and binary files are skipped. " +
+	"`glob` filters file names (*.go) or paths relative to `path` (src/**/*.ts). " +
+	"output_mode: files (default) lists matching files; content shows matching lines as path:line: text; count shows path: N matches per file."
+
+// Grep output modes.
+const (
+	grepFiles   = "files"
+	grepContent = "content"
+	grepCount   = "count"
+)
+
+// grepLineKeep bounds how much of one line is searched; grepShow bounds how
+// much of a matching line is shown.
+const (
+	grepLineKeep = 1 << 20
+	grepShow     = 400
+)
+
+type grepArgs struct {
+	Pattern         string `json:"pattern"`
+	Path            string `json:"path"`
+	Glob            string `json:"glob"`
+	CaseInsensitive bool   `json:"case_insensitive"`
+	OutputMode      string `json:"output_mode"`
+}
+
+func (s *Set) grepTool() *tools.Definition {
+	return &tools.Definition{
+		Name:        "grep",
+		Description: grepDescription,
+		Parameters: tools.Object(
+			tools.Req("pattern", tools.String("The regular expression to search for.")),
+			tools.Field("path", tools.String("File or directory to search, absolute or relative to the working directory. Defaults to the working directory.")),
+			tools.Field("glob", tools.String("Only search files whose name (or relative path, if the glob has a slash) matches this glob.")),
+			tools.Field("case_insensitive", tools.Boolean("Match letters regardless of case. Defaults to false.")),
+			tools.Field("output_mode", tools.String("What to return: files (default), content or count.").OneOf(grepFiles, grepContent, grepCount)),
+		),
+		Output:          tools.StringOutput,
+		Effect:          tools.EffectRead,
+		Execute:         s.grep,
+		Timeout:         ms(s.cfg.Search.TimeoutMs),
+		ConcurrencySafe: alwaysConcurrent,
+		PresentCall: func(call *tools.Call) *tools.CallView {
+			var a grepArgs
+			_ = decodeArgs(nameGrep, call, &a)
+			return searchView(call, "Search "+a.Pattern, a.Path)
+		},
+	}
+}
+
+// grepHit is one file's matches.
+type grepHit struct {
+	path  string
+	count int
+	lines []string // content mode: rendered matching lines
+}
+
+func (s *Set) grep(ctx context.Context, call *tools.Call) (any, error) {
+	var a grepArgs
+	if err := decodeArgs(nameGrep, call, &a); err != nil {
+		return nil, err
+	}
+	mode := a.OutputMode
+	if mode == "" {
+		mode = grepFiles
+	}
+	if mode != grepFiles && mode != grepContent && mode != grepCount {
+		return nil, failf(nameGrep, CodeInvalidArgs, "output_mode must be files, content or count (got %q)", a.OutputMode)
+	}
+	if a.Pattern == "" {
+		return nil, failf(nameGrep, CodeInvalidArgs, "pattern is empty")
+	}
+	expr := a.Pattern
+	if a.CaseInsensitive {
+		expr = "(?i)" + expr
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, failf(nameGrep, CodeInvalidPattern, "invalid regular expression %q: %v", a.Pattern, err)
+	}
+	filter := filepath.ToSlash(a.Glob)
+	if filter != "" && !doublestar.ValidatePattern(filter) {
+		return nil, failf(nameGrep, CodeInvalidPattern, "invalid glob %q: check for an unclosed [ or {", a.Glob)
+	}
+	root, err := searchRoot(nameGrep, call, a.Path)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(root)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, notFound(nameGrep, call, root)
+		}
+		return nil, failf(nameGrep, CodeIO, "cannot access %s: %v", display(call, root), unwrapPathError(err))
+	}
+
+	var hits []grepHit
+	search := func(path string) error {
+		h, err := grepFile(ctx, path, re, mode, func(line int, text string) string {
+			return display(call, path) + ":" + fmt.Sprint(line) + ": " + text
+		})
+		if err != nil {
+			return err
+		}
+		if h.count > 0 {
+			h.path = path
+			hits = append(hits, h)
+		}
+		return nil
+	}
+	if !fi.IsDir() {
+		if err := search(root); err != nil {
+			return nil, err
+		}
+	} else {
+		err = walkFiles(ctx, root, func(path string, d fs.DirEntry) error {
+			if filter != "" && !globMatches(filter, root, path) {
+				return nil
+			}
+			if !d.Type().IsRegular() {
+				return nil
+			}
+			return search(path)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(hits) == 0 {
+		return fmt.Sprintf("No matches for %s in %s.", a.Pattern, place(call, root)), nil
+	}
+	return renderGrep(call, hits, mode, s.cfg.Search.MaxResults), nil
+}
+
+func globMatches(filter, root, path string) bool {
+	if !strings.Contains(filter, "/") {
+		ok, _ := doublestar.Match(filter, filepath.Base(path))
+		return ok
+	}
+	rel, err := filepath.Rel(root, path)
+	if err != nil {
+		return false
+	}
+	ok, _ := doublestar.Match(filter, filepath.ToSlash(rel))
+	return ok
+}
+
+// grepFile searches one file. Binary and unreadable files count as no match;
+// files mode stops at the first match.
+func grepFile(ctx context.Context, path string, re *regexp.Regexp, mode string, render func(int, string) string) (grepHit, error) {
+	var h grepHit
+	f, err := os.Open(path)
+	if err != nil {
+		return h, nil
+	}
+	defer f.Close()
+	sample := make([]byte, sniffLen)
+	n, err := io.ReadFull(f, sample)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return h, nil
+	}
+	if looksBinary(sample[:n]) {
+		return h, nil
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return h, nil
+	}
+	lr := newLineReader(f, grepLineKeep)
+	for lineNo := 1; ; lineNo++ {
+		line, _, ok := lr.next()
+		if !ok {
+			break
+		}
+		if lineNo&0xfff == 0 {
+			if err := ctx.Err(); err != nil {
+				return h, err
+			}
+		}
+		loc := re.FindIndex(line)
+		if loc == nil {
+			continue
+		}
+		h.count++
+		switch mode {
+		case grepFiles:
+			return h, nil
+		case grepContent:
+			h.lines = append(h.lines, render(lineNo, excerpt(line, loc[0])))
+		}
+	}
+	return h, nil
+}
+
+// excerpt shows a matching line, or for a long line a window around the
+// match start, marking what was cut.
+func excerpt(line []byte, at int) string {
+	if len(line) <= grepShow {
+		return string(line)
+	}
+	start := max(0, at-grepShow/4)
+	end := min(len(line), start+grepShow)
+	out := trimPartialRune(trimLeadingContinuation(line[start:end]))
+	s := string(out)
+	if start > 0 {
+		s = "…" + s
+	}
+	if end < len(line) {
+		s += "…"
+	}
+	return s
+}
+
+func renderGrep(call *tools.Call, hits []grepHit, mode string, limit int) string {
+	var b strings.Builder
+	shown, total := 0, 0
+	for _, h := range hits {
+		switch mode {
+		case grepFiles, grepCount:
+			total++
+			if shown == limit {
+				continue
+			}
+			shown++
+			b.WriteString(display(call, h.path))
+			if mode == grepCount {
+				fmt.Fprintf(&b, ": %d", h.count)
+			}
+			b.WriteByte('\n')
+		case grepContent:
+			for _, l := range h.lines {
+				total++
+				if shown == limit {
+					continue
+				}
+				shown++
+				b.WriteString(l)
+				b.WriteByte('\n')
+			}
+		}
+	}
+	writeMore(&b, total-shown)
+	return strings.TrimSuffix(b.String(), "\n")
+}

@@ -1,0 +1,162 @@
+package codingtools
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// How a command's run ended, beyond its own exit status.
+type stopCause int
+
+const (
+	stopNone     stopCause = iota
+	stopTimeout            // our deadline fired
+	stopCanceled           // the call's context ended
+)
+
+// runResult is everything the bash result is rendered from.
+type runResult struct {
+	exited   bool // the shell exited by itself with exitCode
+	exitCode int
+	signal   syscall.Signal // the shell died of this signal (not sent by us)
+	cause    stopCause
+	// leftovers is set when background processes kept the output open after
+	// the shell exited and were stopped.
+	leftovers bool
+	// detached is set when something outside the process group still held
+	// the output after everything in it was killed; reading stopped there.
+	detached bool
+}
+
+// runner starts one shell command per call and owns its process group until
+// every process in it is gone.
+type runner struct {
+	shell string
+	grace time.Duration
+}
+
+// run executes command with bash -c in dir. Output (stdout and stderr through
+// one pipe, so they interleave as written) goes to out. stdin is /dev/null;
+// the shell leads a new session, so it has no controlling terminal and never
+// sees dsh's stdout, where ACP frames live.
+func (r runner) run(ctx context.Context, command, dir string, timeout time.Duration, out io.Writer) (runResult, error) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return runResult{}, err
+	}
+	cmd := exec.Command(r.shell, "-c", command)
+	cmd.Dir = dir
+	cmd.Stdin = nil
+	cmd.Stdout = pw
+	cmd.Stderr = pw
+	// Setsid makes the shell the leader of a new session and process group:
+	// kill(-pgid) reaches every descendant that did not detach itself, and
+	// without a controlling terminal a command that wants a password fails
+	// instead of stopping on SIGTTIN until the timeout.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		pw.Close()
+		pr.Close()
+		return runResult{}, err
+	}
+	pw.Close()
+	pgid := cmd.Process.Pid
+
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		_, _ = io.Copy(out, pr)
+	}()
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		_ = cmd.Wait()
+	}()
+
+	var res runResult
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case <-exited:
+		// Background processes may still hold the output; give them the
+		// grace period to finish writing before stopping them.
+		grace := time.NewTimer(r.grace)
+		select {
+		case <-readDone:
+		case <-grace.C:
+			res.leftovers = true
+		case <-timer.C:
+			res.cause = stopTimeout
+		case <-ctx.Done():
+			res.cause = stopCanceled
+		}
+		grace.Stop()
+	case <-timer.C:
+		res.cause = stopTimeout
+	case <-ctx.Done():
+		res.cause = stopCanceled
+	}
+	if res.cause != stopNone || res.leftovers {
+		res.detached = r.stopGroup(pgid, exited, readDone, pr)
+	}
+	<-exited
+	<-readDone
+	pr.Close()
+
+	st := cmd.ProcessState
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		res.signal = ws.Signal()
+	} else {
+		res.exited = true
+		res.exitCode = st.ExitCode()
+	}
+	return res, nil
+}
+
+// stopGroup ends the process group pgid: SIGTERM, then after the grace
+// period (or as soon as the shell is gone and the output closed) SIGKILL to
+// whatever is left. It returns once the shell has been reaped and the output
+// is closed; if a process outside the group still holds the output after
+// another grace period, it stops reading and reports true.
+func (r runner) stopGroup(pgid int, exited, readDone <-chan struct{}, pr *os.File) (detached bool) {
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	grace := time.NewTimer(r.grace)
+	waitBoth(exited, readDone, grace.C)
+	grace.Stop()
+	// Unconditional: members that ignore SIGTERM and do not hold the output
+	// would otherwise survive. ESRCH (nothing left) is fine.
+	if err := syscall.Kill(-pgid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		_ = syscall.Kill(pgid, syscall.SIGKILL)
+	}
+	<-exited
+	last := time.NewTimer(r.grace)
+	defer last.Stop()
+	select {
+	case <-readDone:
+		return false
+	case <-last.C:
+		// Unblocks the reader; whatever still holds the write end left the
+		// process group on purpose (setsid) and is not ours to kill.
+		pr.Close()
+		<-readDone
+		return true
+	}
+}
+
+// waitBoth waits for a and then b, giving up when stop fires.
+func waitBoth(a, b <-chan struct{}, stop <-chan time.Time) {
+	select {
+	case <-a:
+	case <-stop:
+		return
+	}
+	select {
+	case <-b:
+	case <-stop:
+	}
+}

@@ -1,0 +1,104 @@
+package codingtools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/seed-e9b4dba4/dsh/host/tools"
+)
+
+const writeDescription = "Create a file or replace its entire content. Missing parent directories are created. " +
+	"An existing file must have been read in this session first, and must not have changed on disk since; prefer edit for targeted changes to an existing file."
+
+type writeArgs struct {
+	FilePath string  `json:"file_path"`
+	Content  *string `json:"content"`
+}
+
+func (s *Set) writeTool() *tools.Definition {
+	return &tools.Definition{
+		Name:        "write",
+		Description: writeDescription,
+		Parameters: tools.Object(
+			tools.Req("file_path", tools.String("Path of the file, absolute or relative to the working directory.")),
+			tools.Req("content", tools.String("The complete new content of the file.")),
+		),
+		Output:  tools.StringOutput,
+		Effect:  tools.EffectWrite,
+		Execute: s.write,
+		PresentCall: func(call *tools.Call) *tools.CallView {
+			var a writeArgs
+			_ = decodeArgs(nameWrite, call, &a)
+			v := &tools.CallView{Kind: tools.KindEdit, Title: "Write", RawInput: rawInput(call)}
+			abs, err := resolvePath(nameWrite, call, a.FilePath, "file_path")
+			if err != nil {
+				return v
+			}
+			v.Title = "Write " + display(call, abs)
+			v.Locations = []tools.FileLocation{{Path: abs}}
+			if a.Content == nil {
+				return v
+			}
+			old, exists, ok := previewText(abs)
+			switch {
+			case !exists:
+				v.Diff = &tools.Diff{Path: abs, NewText: *a.Content}
+			case ok:
+				v.Diff = &tools.Diff{Path: abs, OldText: &old, NewText: *a.Content}
+			}
+			return v
+		},
+	}
+}
+
+func (s *Set) write(_ context.Context, call *tools.Call) (any, error) {
+	var a writeArgs
+	if err := decodeArgs(nameWrite, call, &a); err != nil {
+		return nil, err
+	}
+	if a.Content == nil {
+		return nil, failf(nameWrite, CodeInvalidArgs, "content is required; pass the complete new content of the file")
+	}
+	abs, err := resolvePath(nameWrite, call, a.FilePath, "file_path")
+	if err != nil {
+		return nil, err
+	}
+	shown := display(call, abs)
+	data := []byte(*a.Content)
+	fi, err := os.Stat(abs)
+	switch {
+	case err == nil:
+		if err := checkRegular(nameWrite, call, abs, fi); err != nil {
+			return nil, err
+		}
+		if err := s.checkFresh(nameWrite, "overwriting", call, abs, fi); err != nil {
+			return nil, err
+		}
+		if err := overwrite(abs, data); err != nil {
+			return nil, failf(nameWrite, CodeIO, "cannot write %s: %v", shown, unwrapPathError(err))
+		}
+	case errors.Is(err, fs.ErrNotExist):
+		if err := create(abs, data); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return nil, failf(nameWrite, CodeChangedOnDisk, "%s was created by someone else meanwhile; read it before overwriting it", shown)
+			}
+			return nil, failf(nameWrite, CodeIO, "cannot create %s: %v", shown, err)
+		}
+	default:
+		return nil, failf(nameWrite, CodeIO, "cannot access %s: %v", shown, unwrapPathError(err))
+	}
+	after, err := os.Stat(abs)
+	if err != nil {
+		return nil, failf(nameWrite, CodeIO, "wrote %s but cannot stat it: %v", shown, unwrapPathError(err))
+	}
+	s.files.record(sessionKey(call), realPath(abs), after)
+	verb := "Created"
+	if fi != nil {
+		verb = "Wrote"
+	}
+	lines := countLines(*a.Content)
+	return fmt.Sprintf("%s %s (%d %s, %d %s).", verb, shown, lines, plural(lines, "line", "lines"), len(data), plural(len(data), "byte", "bytes")), nil
+}
