@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/seed-e9b4dba4/dsh/host/config"
 )
 
 func TestExitCodes(t *testing.T) {
@@ -68,6 +70,14 @@ func TestUsageErrorPointsAtHelp(t *testing.T) {
 // way main does.
 func TestRunUsesProcessEnvironmentAndDirectory(t *testing.T) {
 	dir := t.TempDir()
+	// Blank every DSH_* variable the machine may set; empty counts as unset.
+	keys, err := config.Load(config.Options{Home: dir, Cwd: dir, Env: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range keys.Keys() {
+		t.Setenv(config.EnvName(key), "")
+	}
 	t.Chdir(dir)
 	t.Setenv("HOME", dir)
 	t.Setenv("DSH_HOME", filepath.Join(dir, "home"))
