@@ -1,0 +1,437 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/seed-e9b4dba4/dsh/host/hook"
+	"github.com/seed-e9b4dba4/dsh/host/llm"
+	"github.com/seed-e9b4dba4/dsh/host/prompt"
+	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/tools"
+)
+
+// Status is what a front end shows about an agent: "idle" or "running".
+type Status string
+
+// Agent statuses.
+const (
+	StatusIdle    Status = "idle"
+	StatusRunning Status = "running"
+)
+
+// DefaultMaxParallelToolCalls bounds the parallel tool pool when
+// Options.MaxParallelToolCalls is zero.
+const DefaultMaxParallelToolCalls = 10
+
+// DefaultInstructionsMaxBytes caps AGENTS.md / CLAUDE.md when
+// Options.InstructionsMaxBytes is zero.
+const DefaultInstructionsMaxBytes = 64 << 10
+
+// Options configures New. Live and Provider are required; every function
+// field has a production default and exists so tests can be deterministic.
+type Options struct {
+	Live     *session.Live
+	Provider llm.Provider
+	// Tools is the tool registry; nil means the model gets no tools (and a
+	// call it makes anyway fails as an unknown tool).
+	Tools *tools.Registry
+	// Prompt assembles the system prompt and the runtime context; nil means
+	// neither.
+	Prompt *prompt.Registry
+	// Model is the call config model. Empty resumes the model of the latest
+	// logged request header when it used the same provider.
+	Model string
+	// ReasoningEffort and MaxTokens are explicit call config values; "" and
+	// 0 let the provider's model defaults apply (recorded as adapterDefaults).
+	ReasoningEffort string
+	MaxTokens       int
+	// MaxParallelToolCalls bounds concurrently dispatched parallel-safe tool
+	// calls; 0 means DefaultMaxParallelToolCalls, 1 runs them serially.
+	MaxParallelToolCalls int
+	// Retry decides which failed model attempts are retried and after how
+	// long. The zero value means llm.DefaultRetryPolicy().
+	Retry      llm.RetryPolicy
+	Compaction CompactionConfig
+	// Resumed says the Live was loaded from a persisted log; New then
+	// validates the log (session.ValidateLog) and refuses one it cannot
+	// continue. The request header reason ("initial" or "resume") always
+	// follows the log itself.
+	Resumed bool
+	// Vars adds prompt variables (permission_mode, ...) to the ones the loop
+	// sets itself (provider, model, cwd, date); it is called once per step.
+	Vars func() map[string]string
+	// InstructionsMaxBytes caps the workspace instructions message; 0 means
+	// DefaultInstructionsMaxBytes.
+	InstructionsMaxBytes int
+
+	Now   func() time.Time
+	NewID func() string
+	// Sleep waits d or until ctx is done, returning ctx's error then.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Rand returns a number in [0, 1) for retry jitter.
+	Rand func() float64
+	Log  *slog.Logger
+}
+
+type phase int
+
+const (
+	phaseIdle phase = iota
+	phaseRunning
+	phaseMaintenance
+)
+
+// activity is one cancellable unit of driver work: a turn or a compaction.
+type activity struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	// The fields below are guarded by Agent.mu.
+	aborted bool
+	// latched records a waking message that arrived while this activity
+	// could not take it (aborted, or a maintenance job); the driver runs the
+	// next turn for it when the activity ends.
+	latched bool
+}
+
+// Agent drives one session. Its exported methods are safe for concurrent use.
+type Agent struct {
+	opts Options
+	live *session.Live
+	log  *slog.Logger
+
+	root     context.Context
+	stopRoot context.CancelFunc
+	wake     chan struct{}
+	done     chan struct{}
+
+	mu       sync.Mutex
+	phase    phase
+	act      *activity
+	nextTurn []session.Message
+	nextStep []session.Message
+	idle     chan struct{} // closed while phase == phaseIdle
+	model    string
+	effort   string
+	closed   bool
+
+	statusObs  hook.Observers[Status]
+	published  Status
+	publishing bool
+
+	closeOnce sync.Once
+	closeErr  error
+
+	// Loop state, touched only by the goroutine that runs the current
+	// activity (the driver for turns, the Compact caller for maintenance);
+	// activities never overlap.
+	lastTurn     int
+	headerLogged bool
+	lastHeader   *session.EpochHeader
+	lastContext  *session.RequestContext
+	hadSteps     bool
+	titled       bool
+}
+
+// New returns an agent for opts.Live and starts its driver goroutine. A Live
+// whose log already has turns is continued: the next turn number follows the
+// last one and the first request header of this instance is a "resume".
+func New(opts Options) (*Agent, error) {
+	if opts.Live == nil {
+		return nil, errors.New("agent: Options.Live is required")
+	}
+	if opts.Provider == nil {
+		return nil, errors.New("agent: Options.Provider is required")
+	}
+	opts = withDefaults(opts)
+	h, events := opts.Live.Snapshot()
+	if opts.Resumed {
+		if err := session.ValidateLog(h, events); err != nil {
+			return nil, fmt.Errorf("agent: session %s cannot be continued: %w", h.ID, err)
+		}
+	}
+	a := &Agent{
+		opts:      opts,
+		live:      opts.Live,
+		log:       opts.Log.With("session", h.ID),
+		wake:      make(chan struct{}, 1),
+		done:      make(chan struct{}),
+		idle:      make(chan struct{}),
+		published: StatusIdle,
+	}
+	close(a.idle)
+	if err := a.restore(events); err != nil {
+		return nil, err
+	}
+	a.root, a.stopRoot = context.WithCancel(context.Background())
+	go a.drive()
+	return a, nil
+}
+
+func withDefaults(o Options) Options {
+	if o.MaxParallelToolCalls <= 0 {
+		o.MaxParallelToolCalls = DefaultMaxParallelToolCalls
+	}
+	if o.Retry.MaxRetries == 0 && len(o.Retry.Codes) == 0 && o.Retry.InitialDelay == 0 && o.Retry.MaxDelay == 0 {
+		o.Retry = llm.DefaultRetryPolicy()
+	}
+	o.Compaction = o.Compaction.withDefaults()
+	if o.InstructionsMaxBytes <= 0 {
+		o.InstructionsMaxBytes = DefaultInstructionsMaxBytes
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.NewID == nil {
+		o.NewID = uuid.NewString
+	}
+	if o.Sleep == nil {
+		o.Sleep = sleep
+	}
+	if o.Rand == nil {
+		o.Rand = rand.Float64
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Tools == nil {
+		// An empty registry answers a hallucinated call with UNKNOWN_TOOL.
+		o.Tools = tools.NewRegistry(o.Log)
+	}
+	return o
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+// restore derives the loop state of a continued session from its log.
+func (a *Agent) restore(events []session.Event) error {
+	open := false
+	for _, e := range events {
+		switch e.Type {
+		case session.TypeTurnStart:
+			var d session.TurnStart
+			if err := e.DecodeData(&d); err != nil {
+				return fmt.Errorf("agent: %w", err)
+			}
+			a.lastTurn, open = d.Turn, true
+		case session.TypeTurnEnd:
+			open = false
+		case session.TypeStepStart:
+			a.hadSteps = true
+		case session.TypeSessionTitle:
+			a.titled = true
+		case session.TypeRequestHeader:
+			var d session.RequestHeader
+			if err := e.DecodeData(&d); err != nil {
+				return fmt.Errorf("agent: %w", err)
+			}
+			a.lastHeader = &d.Header
+		case session.TypeRequestContext:
+			var d session.RequestContext
+			if err := e.DecodeData(&d); err != nil {
+				return fmt.Errorf("agent: %w", err)
+			}
+			a.lastContext = &d
+		}
+	}
+	if open {
+		return fmt.Errorf("agent: turn %d of session %s never ended; load the session through the store so crash repair closes it", a.lastTurn, a.live.ID())
+	}
+	a.model, a.effort = a.opts.Model, a.opts.ReasoningEffort
+	if h := a.lastHeader; h != nil && h.Config.Provider == a.opts.Provider.Name() {
+		if a.model == "" {
+			a.model = h.Config.Model
+		}
+		explicit := h.AdapterDefaults == nil || !h.AdapterDefaults.ReasoningEffort
+		if a.effort == "" && h.Config.Model == a.model && explicit {
+			a.effort = h.Config.ReasoningEffort
+		}
+	}
+	if a.model == "" {
+		return errors.New("agent: no model: set Options.Model (e.g. from llm.model in the config)")
+	}
+	return nil
+}
+
+// ID returns the agent id, which is its session id.
+func (a *Agent) ID() string { return a.live.ID() }
+
+// Session returns the live session the agent appends to.
+func (a *Agent) Session() *session.Live { return a.live }
+
+// Status reports whether a turn is running. A compaction started with Compact
+// runs while the agent is idle.
+func (a *Agent) Status() Status {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return statusOf(a.phase)
+}
+
+func statusOf(p phase) Status {
+	if p == phaseRunning {
+		return StatusRunning
+	}
+	return StatusIdle
+}
+
+// OnStatus registers fn for status changes. Calls are serialized and the last
+// one always reports the current status; fn may call back into the agent.
+func (a *Agent) OnStatus(fn func(Status)) (unsubscribe func()) {
+	return a.statusObs.Subscribe(fn)
+}
+
+// Model returns the model and reasoning effort used from the next request on.
+func (a *Agent) Model() (model, effort string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.model, a.effort
+}
+
+// SetModel switches model and reasoning effort ("" = the model's default) from
+// the next model request on; the request header records the change.
+func (a *Agent) SetModel(model, effort string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if model != "" {
+		a.model = model
+	}
+	a.effort = effort
+}
+
+// Followup queues msg as the prompt of a turn of its own and wakes the agent.
+func (a *Agent) Followup(msg session.Message) { a.send(msg, false) }
+
+// Steer queues msg for the next step of the running turn (the turn then goes
+// on even if it was about to end); on an idle agent it opens a turn.
+func (a *Agent) Steer(msg session.Message) { a.send(msg, true) }
+
+func (a *Agent) send(msg session.Message, nextStep bool) {
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		a.log.Warn("message sent to a closed agent was dropped", "id", msg.ID)
+		return
+	}
+	if a.act != nil && (a.act.aborted || a.phase == phaseMaintenance) {
+		// A cancelled turn or a compaction cannot take new input; it opens
+		// the next turn once that activity ends.
+		nextStep = false
+		a.act.latched = true
+	}
+	if nextStep {
+		a.nextStep = append(a.nextStep, msg)
+	} else {
+		a.nextTurn = append(a.nextTurn, msg)
+	}
+	if a.phase == phaseIdle {
+		a.enter(phaseRunning)
+		select {
+		case a.wake <- struct{}{}:
+		default:
+		}
+	}
+	a.mu.Unlock()
+	a.publishStatus()
+}
+
+// CancelOption adjusts Cancel.
+type CancelOption func(*cancelOptions)
+
+type cancelOptions struct{ keepQueued bool }
+
+// KeepQueued makes Cancel keep queued prompts: they wait, without running,
+// until the next Followup or Steer wakes the agent.
+func KeepQueued() CancelOption { return func(o *cancelOptions) { o.keepQueued = true } }
+
+// Cancel aborts the running turn or compaction. The turn ends
+// {kind:"aborted", reason: cause}: streamed text is kept as an interrupted
+// assistant message, running tools see a cancelled context and their results
+// are committed, unstarted tool calls get aborted results. Queued prompts are
+// dropped unless KeepQueued is given.
+func (a *Agent) Cancel(cause session.CancelCause, opts ...CancelOption) {
+	var o cancelOptions
+	for _, fn := range opts {
+		fn(&o)
+	}
+	if cause.Kind == "" {
+		cause.Kind = CauseUser
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !o.keepQueued {
+		a.nextTurn, a.nextStep = nil, nil
+		if a.act != nil {
+			a.act.latched = false
+		}
+	}
+	if a.act != nil {
+		a.act.aborted = true
+		a.act.cancel(&cancelError{cause})
+	}
+}
+
+// WhenIdle waits until no turn and no compaction runs, or ctx is done.
+func (a *Agent) WhenIdle(ctx context.Context) error {
+	for {
+		a.mu.Lock()
+		idle, ch := a.phase == phaseIdle, a.idle
+		a.mu.Unlock()
+		if idle {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// Close cancels any running work (cause "disposed"), waits until the agent is
+// idle, stops the driver and flushes the session. It does not close the Live,
+// which belongs to the caller. Close is idempotent.
+func (a *Agent) Close() error {
+	a.closeOnce.Do(func() {
+		a.mu.Lock()
+		a.closed = true
+		a.nextTurn, a.nextStep = nil, nil
+		if a.act != nil {
+			a.act.aborted, a.act.latched = true, false
+			a.act.cancel(&cancelError{session.CancelCause{Kind: CauseDisposed}})
+		}
+		a.mu.Unlock()
+		a.stopRoot()
+		<-a.done
+		_ = a.WhenIdle(context.Background())
+		if err := a.live.Flush(); err != nil {
+			a.closeErr = fmt.Errorf("agent: flush session %s: %w", a.live.ID(), err)
+		}
+	})
+	return a.closeErr
+}
+
+// UserText returns a human prompt with one text block.
+func UserText(text, id string) session.Message {
+	return session.Message{
+		Role:    session.RoleUser,
+		Content: []session.ContentBlock{session.TextBlock(text)},
+		Source:  session.UserSource,
+		ID:      id,
+	}
+}
