@@ -7,7 +7,7 @@ import "github.com/seed-e9b4dba4/dsh/host/session"
 // violation fails with INVALID_SURFACE: a document's surface is meaningless
 // on a log whose surface is invalid.
 func BuildDocuments(sessionID string, events []session.Event) ([]Document, error) {
-	v, err := foldEvents(events)
+	f, err := foldEvents(events)
 	if err != nil {
 		return nil, err
 	}
@@ -17,7 +17,7 @@ func BuildDocuments(sessionID string, events []session.Event) ([]Document, error
 		if text == "" {
 			continue
 		}
-		docs = append(docs, Document{EventRecord: v.record(sessionID, e), Text: text})
+		docs = append(docs, Document{EventRecord: eventRecord(f, sessionID, e), Text: text})
 	}
 	return docs, nil
 }
@@ -25,13 +25,13 @@ func BuildDocuments(sessionID string, events []session.Event) ([]Document, error
 // ClassifyEvents folds a whole log and returns every event's metadata with
 // its surface classification, in ascending seq order.
 func ClassifyEvents(sessionID string, events []session.Event) ([]EventRecord, error) {
-	v, err := foldEvents(events)
+	f, err := foldEvents(events)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]EventRecord, len(events))
 	for i, e := range events {
-		out[i] = v.record(sessionID, e)
+		out[i] = eventRecord(f, sessionID, e)
 	}
 	return out, nil
 }

@@ -4,43 +4,39 @@ import (
 	"github.com/seed-e9b4dba4/dsh/host/session"
 )
 
-// foldView is one surface fold of a log as this package consumes it.
-type foldView struct {
-	nodes      []int         // the current surface, in model order
-	surfaces   []string      // classification per seq
-	replacedBy map[int]int   // shadowed seq -> the seq that replaced it
-	replaced   map[int][]int // replacing seq -> the seqs it shadowed
-}
-
-// foldEvents folds a whole log, reporting any violation as INVALID_SURFACE.
-func foldEvents(events []session.Event) (*foldView, error) {
-	nodes, reps, err := foldSurface(events)
+// foldEvents folds a whole log, reporting any violation as INVALID_SURFACE
+// with the fold's own message.
+func foldEvents(events []session.Event) (*session.SurfaceFold, error) {
+	f, err := session.Fold(events)
 	if err != nil {
 		return nil, Wrap(CodeInvalidSurface, err, "invalid session surface: %s", err.Error())
 	}
-	v := &foldView{
-		nodes:      nodes,
-		surfaces:   make([]string, len(events)),
-		replacedBy: map[int]int{},
-		replaced:   map[int][]int{},
-	}
-	for i := range v.surfaces {
-		v.surfaces[i] = SurfaceLogOnly
-	}
-	for _, r := range reps {
-		v.replaced[r.seq] = r.shadowed
-		for _, s := range r.shadowed {
-			v.replacedBy[s] = r.seq
-			v.surfaces[s] = SurfaceShadowed
-		}
-	}
-	for _, n := range nodes {
-		v.surfaces[n] = SurfaceCurrent
-	}
-	return v, nil
+	return f, nil
 }
 
-// record returns the classified metadata of events[seq].
-func (v *foldView) record(sessionID string, e session.Event) EventRecord {
-	return EventRecord{SessionID: sessionID, Seq: e.Seq, Type: e.Type, Time: e.Time, Surface: v.surfaces[e.Seq]}
+// eventRecord returns the classified metadata of e, an event of the folded
+// log.
+func eventRecord(f *session.SurfaceFold, sessionID string, e session.Event) EventRecord {
+	return EventRecord{SessionID: sessionID, Seq: e.Seq, Type: e.Type, Time: e.Time, Surface: f.Surface(e.Seq)}
+}
+
+// eventTrace returns the replacement and source relations of e, an event of
+// the folded log. Every slice is fresh and non-nil.
+func eventTrace(f *session.SurfaceFold, sessionID string, e session.Event) EventTrace {
+	r, _ := f.Relations(e.Seq)
+	return EventTrace{
+		Target:            eventRecord(f, sessionID, e),
+		ReplacedBy:        r.ReplacedBy,
+		ReplacementChain:  nonNil(r.ReplacementChain),
+		ReplacedEventSeqs: nonNil(r.ReplacedEventSeqs),
+		SourceEventSeqs:   nonNil(r.SourceEventSeqs),
+		DerivedEventSeqs:  nonNil(r.DerivedEventSeqs),
+	}
+}
+
+func nonNil(s []int) []int {
+	if s == nil {
+		return []int{}
+	}
+	return s
 }

@@ -1,16 +1,12 @@
 package sessionquery
 
-import (
-	"encoding/json"
+import "github.com/seed-e9b4dba4/dsh/host/session"
 
-	"github.com/seed-e9b4dba4/dsh/host/session"
-)
-
-// Event surfaces.
+// Event surfaces (the session fold's classification).
 const (
-	SurfaceCurrent  = "current"
-	SurfaceShadowed = "shadowed"
-	SurfaceLogOnly  = "log-only"
+	SurfaceCurrent  = session.SurfaceCurrent
+	SurfaceShadowed = session.SurfaceShadowed
+	SurfaceLogOnly  = session.SurfaceLogOnly
 )
 
 // SessionRecord is one session of the logical corpus.
@@ -90,14 +86,9 @@ type LineageTrace struct {
 	UnresolvedParentID *string         `json:"unresolvedParentId,omitempty"`
 }
 
-// TitleSnapshot is the folded title of a session.
-type TitleSnapshot struct {
-	Title       string          `json:"title"`
-	MessageSeqs []int           `json:"messageSeqs"`
-	Source      json.RawMessage `json:"source"`
-	EventSeq    int             `json:"eventSeq"`
-	UpdatedAt   int64           `json:"updatedAt"`
-}
+// TitleSnapshot is the folded title of a session (the last session/title
+// event's payload with that event's seq and time).
+type TitleSnapshot = session.Title
 
 // TitleObservation is a header with its title (nil when untitled).
 type TitleObservation struct {
