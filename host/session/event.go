@@ -122,6 +122,9 @@ func (e Event) Op() (SurfaceOp, error) {
 	if len(raw) == 0 {
 		return SurfaceOp{}, errors.New("surfaceOp is missing")
 	}
+	if bytes.Equal(raw, OpAppend) {
+		return SurfaceOp{}, nil
+	}
 	switch raw[0] {
 	case '"':
 		var s string
