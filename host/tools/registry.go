@@ -157,6 +157,15 @@ func (r *Registry) Guard(fn func(ctx context.Context, call *Call) string) (remov
 	}
 }
 
+// Approver returns the installed answerer for "ask" decisions, or nil. A
+// pre-execute policy that asks on its own behalf (the permissions service,
+// which remembers "allow always" answers) uses it.
+func (r *Registry) Approver() Approver {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.approver
+}
+
 // SetApprover installs the answerer for "ask" decisions and returns a
 // function restoring the previous one. Without an approver, ask denies.
 func (r *Registry) SetApprover(a Approver) (restore func()) {

@@ -1,0 +1,24 @@
+// Package permissions decides which tool calls run, which are refused and
+// which need a human's approval, from the permission mode and the call's
+// effect and paths.
+//
+// Modes: default (reads and searches inside the workspace run; write, edit
+// and bash ask), accept-edits (file changes inside the workspace run too;
+// bash asks), read-only (everything but reading, searching and session state
+// is refused), bypass (everything runs). In every mode but bypass a call
+// touching a path outside the session's workspace asks, whatever its effect;
+// tools with EffectState (todo_write) always run. A call's paths are the
+// locations its definition's PresentCall reports, so a tool opts in to path
+// checks by presenting its paths, which it does for front ends anyway.
+//
+// The policy runs as the first tools.Registry PreExecute middleware. When it
+// needs approval it asks the registry's Approver itself, so that an "allow
+// always" answer is remembered for that session and tool (scoped to inside
+// the workspace unless it was given for a path outside it). Without an
+// approver (headless) an ask is a denial that says how to change the mode.
+// Denials and approver failures become tool error results, never crashes.
+//
+// A Service holds the configured default mode, per-session overrides (set by
+// front ends: ACP session/set_mode, the TUI /mode command) and grants, all in
+// memory and owned by one plugin activation.
+package permissions

@@ -1,0 +1,88 @@
+package permissions
+
+import (
+	"errors"
+
+	"github.com/seed-e9b4dba4/dsh/host"
+	"github.com/seed-e9b4dba4/dsh/host/prompt"
+	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/tools"
+)
+
+// Config is the permissions config section.
+type Config struct {
+	Mode string `mapstructure:"mode" json:"mode"`
+}
+
+// ContextName and ContextOrder place the mode in the runtime context.
+const (
+	ContextName  = "permissions:mode"
+	ContextOrder = 115
+)
+
+// ContextPart returns the runtime-context part telling the model the
+// calling session's mode.
+func (s *Service) ContextPart() prompt.Section {
+	return prompt.Section{
+		Name:   ContextName,
+		Order:  ContextOrder,
+		Render: func(sc prompt.Scope) string { return s.Mode(sc.SessionID).contextText() },
+	}
+}
+
+// Plugin returns the permissions plugin: it provides the Service, installs
+// the pre-execute policy and adds the mode to the runtime context.
+func Plugin() host.Plugin {
+	return host.Plugin{
+		Name:     "permissions",
+		Requires: []string{tools.ServiceKey.Name(), prompt.ServiceKey.Name()},
+		Provides: []string{ServiceKey.Name()},
+		Section:  "permissions",
+		Apply:    apply,
+	}
+}
+
+func apply(h *host.Host, sec host.Section) (host.Dispose, error) {
+	cfg := Config{Mode: string(ModeDefault)}
+	if err := sec.Decode(&cfg); err != nil {
+		return nil, err
+	}
+	mode, err := ParseMode(cfg.Mode)
+	if err != nil {
+		return nil, err
+	}
+	reg, err := host.MustGet(h, tools.ServiceKey)
+	if err != nil {
+		return nil, err
+	}
+	prompts, err := host.MustGet(h, prompt.ServiceKey)
+	if err != nil {
+		return nil, err
+	}
+	svc := New(reg, mode)
+	var undo []func()
+	dispose := func() error {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
+		return nil
+	}
+	removeCtx, err := prompts.AddContext(svc.ContextPart())
+	if err != nil {
+		return nil, err
+	}
+	undo = append(undo, removeCtx)
+	unprovide, err := host.Provide(h, ServiceKey, "permissions", svc)
+	if err != nil {
+		return nil, errors.Join(err, dispose())
+	}
+	undo = append(undo, unprovide, svc.Install())
+	if sessions, ok := host.Get(h, session.RegistryKey); ok {
+		undo = append(undo, sessions.Subscribe(func(c session.RegistryChange) {
+			if !c.Attached {
+				svc.Forget(c.Live.ID())
+			}
+		}))
+	}
+	return dispose, nil
+}
