@@ -118,34 +118,58 @@ func turnEndText(kind string, failure *struct {
 	}
 }
 
+// blockProbe is the part of a content block that carries semantic text.
+type blockProbe struct {
+	Type      string          `json:"type"`
+	Text      *string         `json:"text"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Content   json.RawMessage `json:"content"`
+}
+
 // contentParts appends the semantic parts of a raw content-block array.
-// Blocks are decoded one by one so a malformed block is skipped alone.
+// The array is decoded in one pass; if any block is malformed it is decoded
+// again block by block, so a bad block is skipped alone.
 func contentParts(raw json.RawMessage, parts []string) []string {
-	var blocks []json.RawMessage
-	if len(raw) == 0 || json.Unmarshal(raw, &blocks) != nil {
+	if len(raw) == 0 {
 		return parts
 	}
-	for _, rb := range blocks {
-		var b session.ContentBlock
-		if json.Unmarshal(rb, &b) != nil {
-			continue
+	var blocks []blockProbe
+	if json.Unmarshal(raw, &blocks) == nil {
+		for _, b := range blocks {
+			parts = blockParts(b, parts)
 		}
-		parts = blockParts(b, parts)
+		return parts
+	}
+	var raws []json.RawMessage
+	if json.Unmarshal(raw, &raws) != nil {
+		return parts
+	}
+	for _, rb := range raws {
+		var b blockProbe
+		if json.Unmarshal(rb, &b) == nil {
+			parts = blockParts(b, parts)
+		}
 	}
 	return parts
 }
 
-func blockParts(b session.ContentBlock, parts []string) []string {
+func blockParts(b blockProbe, parts []string) []string {
 	switch b.Type {
 	case session.BlockText:
-		return append(parts, b.Text)
-	case session.BlockToolCall:
-		return append(parts, b.Name, b.Arguments)
-	case session.BlockToolResult:
-		for _, inner := range b.Content {
-			parts = blockParts(inner, parts)
+		if b.Text == nil {
+			return parts
 		}
-		return parts
+		return append(parts, *b.Text)
+	case session.BlockToolCall:
+		return append(parts, b.Name, rawText(b.Arguments))
+	case session.BlockToolResult:
+		// Nested content is normally blocks; older writers stored a string.
+		var s string
+		if json.Unmarshal(b.Content, &s) == nil {
+			return append(parts, s)
+		}
+		return contentParts(b.Content, parts)
 	default:
 		// Reasoning is deliberately unsearchable; images and plugin blocks
 		// do not become searchable merely because they contain strings.

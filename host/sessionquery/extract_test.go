@@ -69,6 +69,8 @@ func TestExtractTextPerEventType(t *testing.T) {
 		{"unknown type", ev(0, "plugin/thing", map[string]string{"text": "invisible"}), ""},
 		{"malformed user message", session.Event{Type: session.TypeUserMessage, Data: json.RawMessage(`"nope"`)}, ""},
 		{"malformed block beside a good one", session.Event{Type: session.TypeUserMessage, Data: json.RawMessage(`{"content":[{"type":"text"},{"type":"text","text":"kept"}]}`)}, "kept"},
+		{"tool result with string content from older writers", session.Event{Type: session.TypeToolResult, Data: json.RawMessage(`{"message":{"content":[{"type":"tool-result","toolCallId":"c","content":" plain "}]},"error":{"name":"E","code":""}}`)}, "plain\nE"},
+		{"malformed nested block beside a good one", session.Event{Type: session.TypeAssistantMessage, Data: json.RawMessage(`{"message":{"content":[{"type":"tool-result","content":[{"type":"text","text":7},{"type":"text","text":"ok"}]},{"type":"text","text":"after"}]}}`)}, "ok\nafter"},
 		{"javascript whitespace is trimmed", ev(0, session.TypeUserMessage, userText("\uFEFF\u3000 hi \u00A0")), "hi"},
 		{"U+0085 is not whitespace", ev(0, session.TypeUserMessage, userText("\u0085hi")), "\u0085hi"},
 	}
