@@ -292,6 +292,8 @@ func statusOf(p phase) Status {
 
 // OnStatus registers fn for status changes. Calls are serialized and the last
 // one always reports the current status; fn may call back into the agent.
+// They run on the goroutine that changed the status, so the idle
+// notification can arrive just after WhenIdle returned.
 func (a *Agent) OnStatus(fn func(Status)) (unsubscribe func()) {
 	return a.statusObs.Subscribe(fn)
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"testing"
+	"time"
 
 	"github.com/seed-e9b4dba4/dsh/host/session"
 )
@@ -65,8 +66,8 @@ func TestQueuedFollowupsRunAsSeparateTurns(t *testing.T) {
 	started, release := make(chan struct{}), make(chan struct{})
 	p := newFakeProvider(t, held(started, release, textReply("one")), textReply("two"))
 	h := newHarness(t, p)
-	var statuses []Status
-	h.agent.OnStatus(func(s Status) { statuses = append(statuses, s) })
+	statuses := make(chan Status, 8)
+	h.agent.OnStatus(func(s Status) { statuses <- s })
 	h.agent.Followup(UserText("first", "p1"))
 	if s := h.agent.Status(); s != StatusRunning {
 		t.Errorf("status right after Followup = %s", s)
@@ -79,8 +80,20 @@ func TestQueuedFollowupsRunAsSeparateTurns(t *testing.T) {
 	if n := len(ofType(ev, session.TypeTurnStart)); n != 2 {
 		t.Fatalf("%d turns", n)
 	}
-	if len(statuses) != 2 || statuses[0] != StatusRunning || statuses[1] != StatusIdle || h.agent.Status() != StatusIdle {
-		t.Errorf("statuses = %v", statuses)
+	// Notifications are delivered by the goroutine that changed the
+	// status, so the idle one may arrive just after WhenIdle returns.
+	for _, want := range []Status{StatusRunning, StatusIdle} {
+		select {
+		case got := <-statuses:
+			if got != want {
+				t.Errorf("status notification %s, want %s", got, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no %s notification", want)
+		}
+	}
+	if s := h.agent.Status(); s != StatusIdle {
+		t.Errorf("final status %s", s)
 	}
 	h.checkLog()
 }
