@@ -64,3 +64,16 @@ func EventMessage(e Event) (Message, bool, error) {
 		return Message{}, false, nil
 	}
 }
+
+// LastStepStart returns the seq of the last step/start in events, or -1.
+// The step it opens is the one running a tool call that reads this log, so
+// the session-query tools treat it as the boundary of the caller's current
+// step (session-query.md §1.8).
+func LastStepStart(events []Event) int {
+	for i := len(events) - 1; i >= 0; i-- {
+		if events[i].Type == TypeStepStart {
+			return events[i].Seq
+		}
+	}
+	return -1
+}

@@ -129,3 +129,19 @@ func TestDeriveMessagesRefusesAnInvalidLog(t *testing.T) {
 		t.Fatal("DeriveMessages accepted an undecodable user message")
 	}
 }
+
+func TestLastStepStartFindsTheCurrentStepBoundary(t *testing.T) {
+	events := []Event{
+		logEv(0, TypeTurnStart, TurnStart{Turn: 1}),
+		logEv(1, TypeStepStart, StepBoundary{Turn: 1, Step: 1}),
+		logEv(2, TypeStepEnd, StepBoundary{Turn: 1, Step: 1}),
+		logEv(3, TypeStepStart, StepBoundary{Turn: 1, Step: 2}),
+		userEv(4, "steer"),
+	}
+	if got := LastStepStart(events); got != 3 {
+		t.Fatalf("LastStepStart = %d, want 3", got)
+	}
+	if got := LastStepStart(events[:1]); got != -1 {
+		t.Fatalf("LastStepStart without a step = %d, want -1", got)
+	}
+}
