@@ -1,11 +1,6 @@
 package codingtools
 
-// PromptSection is one system-prompt section contributed by this package.
-type PromptSection struct {
-	Name  string
-	Order float64
-	Text  string
-}
+import "github.com/seed-e9b4dba4/dsh/host/prompt"
 
 // Guidance texts, one system-prompt section per tool that needs one.
 // todo_write's description says all it needs, so it has no section.
@@ -24,8 +19,8 @@ const (
 )
 
 // PromptSections returns the sections in prompt order (orders 100-105).
-func PromptSections() []PromptSection {
-	return []PromptSection{
+func PromptSections() []prompt.Section {
+	return []prompt.Section{
 		{Name: "tool:read", Order: 100, Text: PromptRead},
 		{Name: "tool:write", Order: 101, Text: PromptWrite},
 		{Name: "tool:edit", Order: 102, Text: PromptEdit},

@@ -1,0 +1,89 @@
+package codingtools
+
+import (
+	"errors"
+	"sync"
+
+	"github.com/seed-e9b4dba4/dsh/host"
+	"github.com/seed-e9b4dba4/dsh/host/permissions"
+	"github.com/seed-e9b4dba4/dsh/host/prompt"
+	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/tools"
+)
+
+// Plugin returns the coding-tools plugin: it registers the seven tools and
+// their prompt sections, configured by the "tools" section.
+func Plugin() host.Plugin {
+	return host.Plugin{
+		Name:     "coding-tools",
+		Requires: []string{tools.ServiceKey.Name(), prompt.ServiceKey.Name()},
+		Section:  "tools",
+		Apply:    apply,
+	}
+}
+
+func apply(h *host.Host, sec host.Section) (host.Dispose, error) {
+	cfg := DefaultConfig()
+	if err := sec.Decode(&cfg); err != nil {
+		return nil, err
+	}
+	reg, err := host.MustGet(h, tools.ServiceKey)
+	if err != nil {
+		return nil, err
+	}
+	prompts, err := host.MustGet(h, prompt.ServiceKey)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		mu   sync.Mutex
+		undo []func()
+	)
+	push := func(f func()) {
+		mu.Lock()
+		defer mu.Unlock()
+		undo = append(undo, f)
+	}
+	dispose := func() error {
+		mu.Lock()
+		fs := undo
+		undo = nil
+		mu.Unlock()
+		for i := len(fs) - 1; i >= 0; i-- {
+			fs[i]()
+		}
+		return nil
+	}
+	set, err := New(cfg, Options{OnOutputDir: func(dir string) {
+		// The model reads truncated output back from this directory; looked
+		// up now rather than at activation, whichever plugin came first.
+		if p, ok := host.Get(h, permissions.ServiceKey); ok {
+			push(p.TrustReadRoot(dir))
+		}
+	}})
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range set.Definitions() {
+		remove, err := reg.Register(d)
+		if err != nil {
+			return nil, errors.Join(err, dispose())
+		}
+		push(remove)
+	}
+	for _, s := range PromptSections() {
+		remove, err := prompts.AddSection(s)
+		if err != nil {
+			return nil, errors.Join(err, dispose())
+		}
+		push(remove)
+	}
+	if sessions, ok := host.Get(h, session.RegistryKey); ok {
+		push(sessions.Subscribe(func(c session.RegistryChange) {
+			if !c.Attached {
+				set.Forget(c.Live.ID())
+			}
+		}))
+	}
+	return dispose, nil
+}
