@@ -194,7 +194,10 @@ func TestCallerCancelMidStreamClosesTheConnection(t *testing.T) {
 	disconnected := make(chan struct{})
 	srv, _ := fakeServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, sse(`{"choices":[{"index":0,"delta":{"content":"partial"}}]}`))
+		// Three events in one write: the later ones are already buffered
+		// when the caller cancels, and must not be delivered.
+		_, _ = io.WriteString(w, sse(`{"choices":[{"index":0,"delta":{"content":"partial"}}]}`,
+			`{"choices":[{"index":0,"delta":{"content":" more"}}]}`, `{"choices":[{"index":0,"delta":{"content":" and more"}}]}`))
 		w.(http.Flusher).Flush()
 		<-r.Context().Done()
 		close(disconnected)

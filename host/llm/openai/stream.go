@@ -81,9 +81,18 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, yield func(llm.C
 		return p.notAStream(resp)
 	}
 
+	return p.read(ctx, sctx, resp.Body, yield)
+}
+
+// read translates the event stream until [DONE]. Buffered events are not
+// delivered once the call is cancelled or timed out.
+func (p *Provider) read(ctx, sctx context.Context, body io.Reader, yield func(llm.Chunk) error) error {
 	tr := &translator{display: p.display, emit: yield}
-	r := newSSEReader(resp.Body)
+	r := newSSEReader(body)
 	for {
+		if sctx.Err() != nil {
+			return p.failure(ctx, sctx, sctx.Err(), "stream from")
+		}
 		ev, err := r.next()
 		if err != nil {
 			if errors.Is(err, bufio.ErrTooLong) && sctx.Err() == nil {
