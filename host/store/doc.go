@@ -1,0 +1,22 @@
+// Package store persists sessions as append-only JSONL logs under a sessions
+// root: <root>/<workspace-slug>/<session-id>/session.jsonl, the session header
+// on line 1 and one event per line after it. It owns durability (fsync at
+// Flush), single-writer locking (an advisory flock per session, released when
+// the process dies), crash repair (a torn last line is truncated and an open
+// turn is closed as interrupted on Load and Open, never on Inspect or List) and
+// a change journal (<root>/changes.log) that tells readers which logs to look
+// at again without stat-ing every one.
+//
+// Invariants: a log's lines are complete JSON values ending in a newline,
+// except possibly a torn tail left by a crash or by a writer in progress;
+// seq equals the event's index; every byte an Append acknowledged is in the
+// file, and every byte a Flush acknowledged is on stable storage. Reads never
+// drop a complete line silently: a bad line is a CorruptError naming the file
+// and line. The store validates JSON shape only; the surface fold belongs to
+// the readers (host/session, host/sessionquery).
+//
+// Any host package or composition may use a Store. Writers are not shared
+// between processes: the lock makes a second writer fail with LockedError,
+// while List, Stat, Inspect and Changes may run concurrently with writers in
+// this or any other process.
+package store

@@ -1,0 +1,145 @@
+package store
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/seed-e9b4dba4/dsh/host/session"
+)
+
+// readBufferSize is the read buffer; longer lines are assembled across
+// reads, so there is no line-length limit.
+const readBufferSize = 256 << 10
+
+// maxHeaderLen bounds how much of a file List reads looking for line 1.
+const maxHeaderLen = 1 << 20
+
+// lineReader yields complete lines and tracks the offset just past the last
+// newline, which is where a torn tail begins.
+type lineReader struct {
+	r        *bufio.Reader
+	buf      []byte
+	complete int64 // bytes consumed through the last newline
+	torn     int64 // bytes after the last newline (known once next returns io.EOF)
+	limit    int   // 0: no limit on line length
+}
+
+func newLineReader(r io.Reader, bufSize int) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, bufSize)}
+}
+
+var errLineTooLong = errors.New("line too long")
+
+// next returns the next complete line without its newline. The slice is
+// valid until the next call. At the end it returns io.EOF and sets torn.
+func (lr *lineReader) next() ([]byte, error) {
+	lr.buf = lr.buf[:0]
+	for {
+		frag, err := lr.r.ReadSlice('\n')
+		switch {
+		case err == nil:
+			lr.complete += int64(len(lr.buf) + len(frag))
+			if len(lr.buf) == 0 {
+				return frag[:len(frag)-1], nil
+			}
+			lr.buf = append(lr.buf, frag...)
+			return lr.buf[:len(lr.buf)-1], nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			lr.buf = append(lr.buf, frag...)
+			if lr.limit > 0 && len(lr.buf) > lr.limit {
+				return nil, errLineTooLong
+			}
+		case errors.Is(err, io.EOF):
+			lr.torn = int64(len(lr.buf) + len(frag))
+			return nil, io.EOF
+		default:
+			return nil, err
+		}
+	}
+}
+
+// logData is one read of a log's complete lines.
+type logData struct {
+	header   session.Header
+	events   []session.Event
+	complete int64 // offset just past the last newline
+	torn     int64 // bytes after it: a crash's leftovers or a write in progress
+}
+
+// readLog reads the first size bytes of a log. Bytes after the last newline
+// are reported as torn, never decoded. wantID, when set, must match the
+// header's id (the directory the log lives in).
+func readLog(ctx context.Context, r io.ReaderAt, size int64, path, wantID string) (logData, error) {
+	lr := newLineReader(io.NewSectionReader(r, 0, size), readBufferSize)
+	var d logData
+	line, err := lr.next()
+	if errors.Is(err, io.EOF) {
+		if lr.torn == 0 {
+			return d, &CorruptError{Path: path, Line: 1, Err: errors.New("log is empty (no session header)")}
+		}
+		return d, &CorruptError{Path: path, Line: 1, Err: errors.New("session header is truncated")}
+	}
+	if err != nil {
+		return d, fmt.Errorf("read session log %s: %w", path, err)
+	}
+	if d.header, err = decodeHeaderFor(line, wantID); err != nil {
+		return d, &CorruptError{Path: path, Line: 1, Err: err}
+	}
+	for n := 2; ; n++ {
+		if n%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return d, err
+			}
+		}
+		line, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return d, fmt.Errorf("read session log %s: %w", path, err)
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if d.events, err = appendLine(d.events, line, len(d.events)); err != nil {
+			return d, &CorruptError{Path: path, Line: n, Err: err}
+		}
+	}
+	d.complete, d.torn = lr.complete, lr.torn
+	return d, nil
+}
+
+// readHeader reads only line 1 of a log.
+func readHeader(r io.ReaderAt, size int64, path, wantID string) (session.Header, error) {
+	lr := newLineReader(io.NewSectionReader(r, 0, min(size, maxHeaderLen+1)), 4096)
+	lr.limit = maxHeaderLen
+	line, err := lr.next()
+	switch {
+	case errors.Is(err, io.EOF) && lr.torn == 0:
+		return session.Header{}, &CorruptError{Path: path, Line: 1, Err: errors.New("log is empty (no session header)")}
+	case errors.Is(err, io.EOF), errors.Is(err, errLineTooLong):
+		return session.Header{}, &CorruptError{Path: path, Line: 1, Err: errors.New("session header is truncated")}
+	case err != nil:
+		return session.Header{}, fmt.Errorf("read session log %s: %w", path, err)
+	}
+	h, err := decodeHeaderFor(line, wantID)
+	if err != nil {
+		return session.Header{}, &CorruptError{Path: path, Line: 1, Err: err}
+	}
+	return h, nil
+}
+
+func decodeHeaderFor(line []byte, wantID string) (session.Header, error) {
+	h, err := decodeHeader(line)
+	if err != nil {
+		return h, err
+	}
+	if wantID != "" && h.ID != wantID {
+		return h, fmt.Errorf("header id %q does not match the session directory %q", h.ID, wantID)
+	}
+	return h, nil
+}

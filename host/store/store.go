@@ -1,0 +1,305 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/seed-e9b4dba4/dsh/host/session"
+)
+
+const (
+	logName       = "session.jsonl"
+	noWorkspace   = "no-workspace"
+	dirPerm       = 0o700
+	filePerm      = 0o600
+	maxSlugPrefix = 48
+)
+
+// Options configures a Store. The zero value is usable.
+type Options struct {
+	Now func() time.Time // nil: time.Now; stamps lock ownership records
+	Log *slog.Logger     // nil: slog.Default()
+
+	// openFile opens session logs. Tests replace it to inject failing
+	// writes, fsyncs and truncates, or to count the bytes a read touches.
+	openFile func(name string, flag int, perm os.FileMode) (logFile, error)
+}
+
+// logFile is the part of *os.File the store uses on a session log.
+type logFile interface {
+	io.ReaderAt
+	io.Writer
+	Truncate(size int64) error
+	Sync() error
+	Stat() (os.FileInfo, error)
+	Close() error
+}
+
+// Store is a sessions root on the local file system. It holds no open files
+// itself; Writers do. Its methods are safe for concurrent use.
+type Store struct {
+	root     string
+	now      func() time.Time
+	log      *slog.Logger
+	openFile func(name string, flag int, perm os.FileMode) (logFile, error)
+
+	mu    sync.Mutex
+	paths map[string]string // session id -> log path, a cache re-validated on use
+}
+
+// Entry describes one persisted session from its header line and file
+// metadata.
+type Entry struct {
+	Header session.Header
+	Path   string
+	// Revision changes whenever the log's bytes change and is qualified by
+	// the store root, so two stores holding the same id never share one.
+	Revision string
+	Size     int64
+}
+
+// New returns a store rooted at root (the sessions directory). The root is
+// created lazily by the first Create.
+func New(root string, opts Options) *Store {
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs
+	}
+	s := &Store{root: root, now: opts.Now, log: opts.Log, openFile: opts.openFile, paths: map[string]string{}}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.openFile == nil {
+		s.openFile = func(name string, flag int, perm os.FileMode) (logFile, error) {
+			return os.OpenFile(name, flag, perm)
+		}
+	}
+	return s
+}
+
+// Root returns the absolute sessions directory.
+func (s *Store) Root() string { return s.root }
+
+// WorkspaceSlug is the directory grouping the sessions of one workspace: a
+// filesystem-safe rendering of the cwd's last element, "-", and the first 12
+// hex digits of sha256(cwd); "no-workspace" without a cwd. The header's cwd
+// stays the truth; the slug only groups.
+func WorkspaceSlug(cwd *string) string {
+	if cwd == nil {
+		return noWorkspace
+	}
+	sum := sha256.Sum256([]byte(*cwd))
+	return slugName(filepath.Base(*cwd)) + "-" + hex.EncodeToString(sum[:6])
+}
+
+func slugName(base string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range base {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_'
+		switch {
+		case ok:
+			b.WriteRune(r)
+			dash = false
+		case !dash:
+			b.WriteByte('-')
+			dash = true
+		}
+		if b.Len() >= maxSlugPrefix {
+			break
+		}
+	}
+	name := strings.Trim(b.String(), "-.")
+	if name == "" {
+		return "workspace"
+	}
+	return name
+}
+
+// List returns every persisted session, reading only each log's first line.
+// A log whose header is unreadable or invalid is skipped with a warning
+// (Stat and Inspect of its id still report the CorruptError), so one broken
+// file never hides the others; a second log claiming an id already listed is
+// skipped the same way. Other I/O errors fail the whole listing, because a
+// partial listing would look like deletions to an index.
+func (s *Store) List(ctx context.Context) ([]Entry, error) {
+	slugs, err := os.ReadDir(s.root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list sessions in %s: %w", s.root, err)
+	}
+	var out []Entry
+	seen := map[string]string{}
+	for _, slug := range slugs {
+		if !slug.IsDir() {
+			continue
+		}
+		dir := filepath.Join(s.root, slug.Name())
+		ids, err := os.ReadDir(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("list sessions in %s: %w", dir, err)
+		}
+		for _, idDir := range ids {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			id := idDir.Name()
+			if !idDir.IsDir() || validateID(id) != nil {
+				continue
+			}
+			path := filepath.Join(dir, id, logName)
+			e, err := s.stat(path, id)
+			var ce *CorruptError
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				continue // a create that never completed, or a concurrent delete
+			case errors.As(err, &ce):
+				s.log.Warn("skipping unreadable session log", "path", path, "err", err)
+				continue
+			case err != nil:
+				return nil, err
+			}
+			if first, dup := seen[id]; dup {
+				s.log.Warn("skipping second log for the same session id", "id", id, "path", path, "listed", first)
+				continue
+			}
+			seen[id] = path
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// Stat returns the entry of one session, reading only its first line.
+func (s *Store) Stat(ctx context.Context, id string) (Entry, error) {
+	if err := ctx.Err(); err != nil {
+		return Entry{}, err
+	}
+	path, err := s.logPath(id)
+	if err != nil {
+		return Entry{}, err
+	}
+	e, err := s.stat(path, id)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Entry{}, s.notFound(id)
+	}
+	return e, err
+}
+
+func (s *Store) stat(path, id string) (Entry, error) {
+	f, err := s.openFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		return Entry{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return Entry{}, fmt.Errorf("stat session log %s: %w", path, err)
+	}
+	h, err := readHeader(f, fi.Size(), path, id)
+	if err != nil {
+		return Entry{}, err
+	}
+	return Entry{Header: h, Path: path, Revision: s.revision(fi), Size: fi.Size()}, nil
+}
+
+// Inspect reads a whole log without changing it or taking its lock: every
+// complete line, ignoring bytes after the last newline (a crash's leftovers
+// or another process's write in progress). It never synthesizes events.
+func (s *Store) Inspect(ctx context.Context, id string) (session.Header, []session.Event, error) {
+	if err := ctx.Err(); err != nil {
+		return session.Header{}, nil, err
+	}
+	path, err := s.logPath(id)
+	if err != nil {
+		return session.Header{}, nil, err
+	}
+	f, err := s.openFile(path, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return session.Header{}, nil, s.notFound(id)
+	}
+	if err != nil {
+		return session.Header{}, nil, fmt.Errorf("open session log: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return session.Header{}, nil, fmt.Errorf("stat session log %s: %w", path, err)
+	}
+	d, err := readLog(ctx, f, fi.Size(), path, id)
+	if err != nil {
+		return session.Header{}, nil, err
+	}
+	return d.header, d.events, nil
+}
+
+// revision renders <root>#<size>:<mtime ns>:<inode>.
+func (s *Store) revision(fi os.FileInfo) string {
+	var ino uint64
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		ino = st.Ino
+	}
+	return fmt.Sprintf("%s#%d:%d:%d", s.root, fi.Size(), fi.ModTime().UnixNano(), ino)
+}
+
+// logPath finds the log of id under any workspace directory.
+func (s *Store) logPath(id string) (string, error) {
+	if err := validateID(id); err != nil {
+		return "", fmt.Errorf("%w: %v", s.notFound(id), err)
+	}
+	s.mu.Lock()
+	cached, ok := s.paths[id]
+	s.mu.Unlock()
+	if ok {
+		if _, err := os.Lstat(cached); err == nil {
+			return cached, nil
+		}
+	}
+	slugs, err := os.ReadDir(s.root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", s.notFound(id)
+	}
+	if err != nil {
+		return "", fmt.Errorf("find session %s in %s: %w", id, s.root, err)
+	}
+	for _, slug := range slugs {
+		if !slug.IsDir() {
+			continue
+		}
+		p := filepath.Join(s.root, slug.Name(), id, logName)
+		if _, err := os.Lstat(p); err == nil {
+			s.remember(id, p)
+			return p, nil
+		}
+	}
+	return "", s.notFound(id)
+}
+
+func (s *Store) remember(id, path string) {
+	s.mu.Lock()
+	s.paths[id] = path
+	s.mu.Unlock()
+}
+
+func (s *Store) notFound(id string) error {
+	return fmt.Errorf("%w: no log for session %q under %s", ErrNotFound, id, s.root)
+}
