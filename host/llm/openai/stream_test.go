@@ -296,3 +296,24 @@ func TestStreamOpenAIFlavourReadsReasoningField(t *testing.T) {
 		t.Fatalf("blocks = %#v", blocks)
 	}
 }
+
+func TestStreamToolCallsWithoutWireIndex(t *testing.T) {
+	// Some OpenAI-compatible servers omit the index: a new id opens a new
+	// call and id-less fragments continue the latest one.
+	body := sse(
+		`{"choices":[{"index":0,"delta":{"tool_calls":[{"id":"a","function":{"name":"read","arguments":"{\"p\":"}}]}}]}`,
+		`{"choices":[{"index":0,"delta":{"tool_calls":[{"function":{"arguments":"1}"}}]}}]}`,
+		`{"choices":[{"index":0,"delta":{"tool_calls":[{"id":"b","function":{"name":"read","arguments":"{\"p\":2}"}}]},"finish_reason":"tool_calls"}]}`,
+		`[DONE]`,
+	)
+	srv, _ := sseServer(t, body)
+	p := newProvider(t, Config{BaseURL: srv.URL})
+	var a llm.Assembler
+	if err := p.Stream(context.Background(), simpleRequest(), func(c llm.Chunk) error { a.Push(c); return nil }); err != nil {
+		t.Fatalf("Stream: %v", err)
+	}
+	want := []session.ContentBlock{session.ToolCallBlock("a", "read", `{"p":1}`), session.ToolCallBlock("b", "read", `{"p":2}`)}
+	if got := a.Blocks(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("blocks = %#v", got)
+	}
+}
