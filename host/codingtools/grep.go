@@ -1,6 +1,7 @@
 package codingtools
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -112,16 +114,16 @@ func (s *Set) grep(ctx context.Context, call *tools.Call) (any, error) {
 		return nil, failf(nameGrep, CodeIO, "cannot access %s: %v", display(call, root), unwrapPathError(err))
 	}
 
+	g := &grepper{re: re, mode: mode, wholeMax: grepWholeFileMax, render: func(path string, line int, text string) string {
+		return display(call, path) + ":" + strconv.Itoa(line) + ": " + text
+	}}
 	var hits []grepHit
 	search := func(path string) error {
-		h, err := grepFile(ctx, path, re, mode, func(line int, text string) string {
-			return display(call, path) + ":" + fmt.Sprint(line) + ": " + text
-		})
+		h, err := g.file(ctx, path)
 		if err != nil {
 			return err
 		}
 		if h.count > 0 {
-			h.path = path
 			hits = append(hits, h)
 		}
 		return nil
@@ -163,15 +165,76 @@ func globMatches(filter, root, path string) bool {
 	return ok
 }
 
-// grepFile searches one file. Binary and unreadable files count as no match;
+// grepWholeFileMax is the largest file grep loads at once; bigger files
+// are streamed line by line.
+const grepWholeFileMax = 16 << 20
+
+// grepper searches files one after another, reusing its buffer so a tree of
+// small files does not cost an allocation per file.
+type grepper struct {
+	re     *regexp.Regexp
+	mode   string
+	render func(path string, line int, text string) string
+	// wholeMax is the largest file loaded at once (grepWholeFileMax).
+	wholeMax int64
+	buf      []byte
+}
+
+// file searches one file. Binary and unreadable files count as no match;
 // files mode stops at the first match.
-func grepFile(ctx context.Context, path string, re *regexp.Regexp, mode string, render func(int, string) string) (grepHit, error) {
-	var h grepHit
+func (g *grepper) file(ctx context.Context, path string) (grepHit, error) {
+	h := grepHit{path: path}
 	f, err := os.Open(path)
 	if err != nil {
 		return h, nil
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return h, nil
+	}
+	if fi.Size() > g.wholeMax {
+		return g.stream(ctx, f, h)
+	}
+	if cap(g.buf) < int(fi.Size())+1 {
+		g.buf = make([]byte, 0, max(int(fi.Size())+1, 64<<10))
+	}
+	data := g.buf[:0]
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF || len(data) == cap(data) {
+			break
+		}
+		if err != nil {
+			return h, nil
+		}
+	}
+	if looksBinary(data[:min(len(data), sniffLen)]) {
+		return h, nil
+	}
+	for lineNo := 1; len(data) > 0; lineNo++ {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if lineNo&0xfff == 0 {
+			if err := ctx.Err(); err != nil {
+				return h, err
+			}
+		}
+		if g.match(&h, lineNo, line) {
+			break
+		}
+	}
+	return h, nil
+}
+
+// stream searches a large file line by line.
+func (g *grepper) stream(ctx context.Context, f *os.File, h grepHit) (grepHit, error) {
 	sample := make([]byte, sniffLen)
 	n, err := io.ReadFull(f, sample)
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
@@ -187,26 +250,34 @@ func grepFile(ctx context.Context, path string, re *regexp.Regexp, mode string, 
 	for lineNo := 1; ; lineNo++ {
 		line, _, ok := lr.next()
 		if !ok {
-			break
+			return h, nil
 		}
 		if lineNo&0xfff == 0 {
 			if err := ctx.Err(); err != nil {
 				return h, err
 			}
 		}
-		loc := re.FindIndex(line)
-		if loc == nil {
-			continue
-		}
-		h.count++
-		switch mode {
-		case grepFiles:
+		if g.match(&h, lineNo, line) {
 			return h, nil
-		case grepContent:
-			h.lines = append(h.lines, render(lineNo, excerpt(line, loc[0])))
 		}
 	}
-	return h, nil
+}
+
+// match records a matching line; it reports true when the file needs no
+// further search.
+func (g *grepper) match(h *grepHit, lineNo int, line []byte) (done bool) {
+	loc := g.re.FindIndex(line)
+	if loc == nil {
+		return false
+	}
+	h.count++
+	switch g.mode {
+	case grepFiles:
+		return true
+	case grepContent:
+		h.lines = append(h.lines, g.render(h.path, lineNo, excerpt(line, loc[0])))
+	}
+	return false
 }
 
 // excerpt shows a matching line, or for a long line a window around the

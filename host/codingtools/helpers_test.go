@@ -51,7 +51,7 @@ func newLive(t *testing.T, id, cwd string) *session.Live {
 }
 
 // mkCall builds a call of tool name with args encoded as JSON.
-func mkCall(t *testing.T, name string, live *session.Live, cwd string, args any) *tools.Call {
+func mkCall(t testing.TB, name string, live *session.Live, cwd string, args any) *tools.Call {
 	t.Helper()
 	b, err := json.Marshal(args)
 	if err != nil {
@@ -102,7 +102,7 @@ func wantCode(t *testing.T, err error, code string, fragments ...string) {
 	}
 }
 
-func writeFile(t *testing.T, path, content string) {
+func writeFile(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)

@@ -2,8 +2,10 @@ package codingtools
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -204,6 +206,35 @@ func TestSearchStopsWhenCancelled(t *testing.T) {
 		_, err := s.exec(t, ctx, mkCall(t, name, nil, ws, map[string]any{"pattern": pattern}))
 		if err != context.Canceled {
 			t.Errorf("%s: err = %v, want context.Canceled", name, err)
+		}
+	}
+}
+
+func TestGrepStreamsLargeFilesWithTheSameResults(t *testing.T) {
+	ws := workspace(t)
+	path := filepath.Join(ws, "big.txt")
+	writeFile(t, path, "alpha\r\nbeta NEEDLE\nNEEDLE gamma\nend")
+	bin := filepath.Join(ws, "big.bin")
+	writeFile(t, bin, "NEEDLE\x00")
+	for _, whole := range []int64{grepWholeFileMax, 4} {
+		for _, mode := range []string{grepContent, grepCount, grepFiles} {
+			g := &grepper{re: regexp.MustCompile("NEEDLE"), mode: mode, wholeMax: whole,
+				render: func(_ string, line int, text string) string { return fmt.Sprintf("%d: %s", line, text) }}
+			h, err := g.file(context.Background(), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]grepHit{
+				grepContent: {path: path, count: 2, lines: []string{"2: beta NEEDLE", "3: NEEDLE gamma"}},
+				grepCount:   {path: path, count: 2},
+				grepFiles:   {path: path, count: 1},
+			}[mode]
+			if h.count != want.count || strings.Join(h.lines, "|") != strings.Join(want.lines, "|") {
+				t.Errorf("wholeMax %d, mode %s: got %+v, want %+v", whole, mode, h, want)
+			}
+			if hb, _ := g.file(context.Background(), bin); hb.count != 0 {
+				t.Errorf("wholeMax %d: binary file matched", whole)
+			}
 		}
 	}
 }

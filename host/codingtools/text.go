@@ -12,7 +12,8 @@ import (
 const sniffLen = 8000
 
 // looksBinary reports whether sample (the start of a file) is not text: it
-// holds a NUL byte, or most of it is not valid UTF-8.
+// holds a NUL byte, or more than a tenth of it is not valid UTF-8 (a few
+// stray Latin-1 bytes in otherwise ASCII text still count as text).
 func looksBinary(sample []byte) bool {
 	if bytes.IndexByte(sample, 0) >= 0 {
 		return true
