@@ -16,7 +16,9 @@
 // always" answer is remembered for that session and tool (scoped to inside
 // the workspace unless it was given for a path outside it). Without an
 // approver (headless) an ask is a denial that says how to change the mode.
-// Denials and approver failures become tool error results, never crashes.
+// Denials and approver failures become tool error results, never crashes;
+// an approval cut short by the turn's cancellation becomes the pipeline's
+// ordinary abort.
 //
 // A Service holds the configured default mode, per-session overrides (set by
 // front ends: ACP session/set_mode, the TUI /mode command) and grants, all in

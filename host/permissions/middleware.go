@@ -51,9 +51,13 @@ func (s *Service) approve(ctx context.Context, call *tools.Call, d Decision, dow
 			call.Name, d.Reason, mode, suggestedMode(call, s, d))
 	}
 	outcome, err := a.Approve(ctx, call, d.Reason)
+	if ctx.Err() != nil && (err != nil || outcome == tools.Cancelled) {
+		// The turn is being cancelled: not a denial but an abort. The
+		// pipeline checks ctx right after the gate and settles the call as
+		// aborted before dispatch, so the tool never runs.
+		return tools.PreDecision{Kind: tools.Allow}
+	}
 	switch {
-	case err != nil && ctx.Err() != nil:
-		return deny("approval for tool %q was cancelled", call.Name)
 	case err != nil:
 		return deny("asking the user to approve tool %q failed (%v); do not retry it, tell the user", call.Name, err)
 	}

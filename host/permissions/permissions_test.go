@@ -399,8 +399,34 @@ func TestCancelledApprovalDeniesWithoutHanging(t *testing.T) {
 		cancel()
 	}()
 	res := f.reg.Run(ctx, f.call("runner", ""))
-	if !res.IsError {
-		t.Fatalf("got %q", resultText(res))
+	if !res.IsError || res.Error.Code != tools.CodeAbortedBeforeDispatch || resultText(res) == "ran" {
+		t.Fatalf("got %q (%+v), want an abort before dispatch", resultText(res), res.Error)
+	}
+}
+
+// cancellingApprover reports Cancelled after cancelling the call's context,
+// as a front end does when the user stops the turn during the dialog.
+type cancellingApprover struct{ cancel context.CancelFunc }
+
+func (c cancellingApprover) Approve(context.Context, *tools.Call, string) (string, error) {
+	c.cancel()
+	return tools.Cancelled, nil
+}
+
+func TestCancelledOutcomeDuringACancelledTurnAborts(t *testing.T) {
+	f := newFixture(t, ModeDefault)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	t.Cleanup(f.reg.SetApprover(cancellingApprover{cancel}))
+	res := f.reg.Run(ctx, f.call("writer", filepath.Join(f.ws, "a")))
+	if !res.IsError || res.Error.Code != tools.CodeAbortedBeforeDispatch {
+		t.Fatalf("got %q (%+v)", resultText(res), res.Error)
+	}
+	// A Cancelled answer while the turn goes on is a denial.
+	t.Cleanup(f.reg.SetApprover(&fakeApprover{outcome: tools.Cancelled}))
+	res = f.reg.Run(context.Background(), f.call("writer", filepath.Join(f.ws, "a")))
+	if !res.IsError || res.Error.Code != tools.CodeDenied || !strings.Contains(resultText(res), "was cancelled") {
+		t.Fatalf("got %q (%+v)", resultText(res), res.Error)
 	}
 }
 
