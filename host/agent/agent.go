@@ -138,6 +138,7 @@ type Agent struct {
 	lastContext  *session.RequestContext
 	hadSteps     bool
 	titled       bool
+	hist         *history
 }
 
 // New returns an agent for opts.Live and starts its driver goroutine. A Live
@@ -169,6 +170,10 @@ func New(opts Options) (*Agent, error) {
 	close(a.idle)
 	if err := a.restore(events); err != nil {
 		return nil, err
+	}
+	a.hist = newHistory()
+	if err := a.hist.sync(a.live); err != nil {
+		return nil, fmt.Errorf("agent: session %s cannot be continued: %w", h.ID, err)
 	}
 	a.root, a.stopRoot = context.WithCancel(context.Background())
 	go a.drive()

@@ -128,16 +128,11 @@ func (a *Agent) autoCompact(ctx context.Context, turn int, plan *stepPlan, pendi
 	if window <= 0 {
 		return false, nil
 	}
-	events := a.live.Events(0)
-	fold, err := session.Fold(events)
-	if err != nil {
+	if err := a.hist.sync(a.live); err != nil {
 		return false, err
 	}
-	nodes, err := surfaceNodes(events, fold)
-	if err != nil {
-		return false, err
-	}
-	est := pressure(plan, nodes, lastReplacement(fold), pending)
+	nodes := a.hist.surface()
+	est := pressure(plan, nodes, a.hist.lastReplacement(), pending)
 	threshold := int(a.opts.Compaction.ThresholdRatio * float64(window))
 	if est < threshold {
 		return false, nil
@@ -148,7 +143,7 @@ func (a *Agent) autoCompact(ctx context.Context, turn int, plan *stepPlan, pendi
 		return false, nil
 	}
 	a.log.Info("compacting conversation", "estimate", est, "threshold", threshold, "nodes", len(r.nodes))
-	err = a.compact(ctx, &turn, TriggerPressure, plan, r)
+	err := a.compact(ctx, &turn, TriggerPressure, plan, r)
 	var ce *CompactionError
 	if errors.As(err, &ce) {
 		a.log.Warn("automatic compaction failed; continuing uncompacted", "err", ce.Cause)
@@ -163,16 +158,10 @@ func (a *Agent) compactNow(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	events := a.live.Events(0)
-	fold, err := session.Fold(events)
-	if err != nil {
+	if err := a.hist.sync(a.live); err != nil {
 		return err
 	}
-	nodes, err := surfaceNodes(events, fold)
-	if err != nil {
-		return err
-	}
-	r := selectRegion(nodes, a.opts.Compaction.RetainRatio)
+	r := selectRegion(a.hist.surface(), a.opts.Compaction.RetainRatio)
 	if r == nil {
 		return ErrNothingToCompact
 	}

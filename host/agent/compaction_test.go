@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -110,10 +112,13 @@ func historyBytes(msgs []session.Message) int {
 
 func itoa(n int) string { return string(session.MustMarshal(n)) }
 
-func TestCompactionThatShadowsTheRuntimeContextSendsItAgain(t *testing.T) {
+func TestCompactionThatShadowsContextAndInstructionsSendsThemAgain(t *testing.T) {
 	p := newFakeProvider(t, textReply("answer one"), textReply("answer two"), textReply(summaryText), textReply("answer three"))
 	h := newHarness(t, p, withOptions(compactionOn))
 	if _, err := h.prompts.AddContext(prompt.Section{Name: "policy", Text: "Sandbox: workspace-write."}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(h.cwd, "AGENTS.md"), []byte("Always run the tests."), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	twoLongTurns(h)
@@ -124,10 +129,17 @@ func TestCompactionThatShadowsTheRuntimeContextSendsItAgain(t *testing.T) {
 	expectTypes(t, ev,
 		"turn/start",
 		"compaction/start", "assistant/chunk*", "compaction/summary", "user/message", "compaction/end",
-		"step/start", "user/message", "user/message", "request/context", "assistant/chunk*", "assistant/message", "step/end", "turn/end")
-	snap := decode[session.Message](t, ofType(ev, session.TypeUserMessage)[2])
-	if !isRuntimeContext(snap) {
-		t.Errorf("message after the prompt is not the snapshot: %+v", snap)
+		"step/start", "user/message", "user/message", "user/message", "request/context", "assistant/chunk*", "assistant/message", "step/end", "turn/end")
+	entered := ofType(ev, session.TypeUserMessage)
+	if instr := decode[session.Message](t, entered[2]); instr.SourceKind() != session.SourceInstructions {
+		t.Errorf("instructions not re-entered: %+v", instr)
+	}
+	if snap := decode[session.Message](t, entered[3]); !isRuntimeContext(snap) {
+		t.Errorf("snapshot not re-entered: %+v", snap)
+	}
+	// Before the compaction each was entered once, on the first step.
+	if n := len(ofType(h.events()[:first], session.TypeUserMessage)); n != 4 {
+		t.Errorf("%d user messages before compaction", n)
 	}
 	h.checkLog()
 }
@@ -324,10 +336,12 @@ func TestSelectRegionNeverSplitsAToolCallFromItsResult(t *testing.T) {
 
 func TestPressureUsesReportedUsageAfterTheLastCompaction(t *testing.T) {
 	plan := &stepPlan{system: strings.Repeat("s", 40)}
+	withUsage := session.Event{Seq: 1, Type: session.TypeAssistantMessage,
+		Data: []byte(`{"turn":1,"step":1,"message":{"role":"assistant","content":[],"source":{},"id":"a"},"usage":{"inputTokens":900,"outputTokens":50,"cacheReadTokens":50}}`)}
 	nodes := []node{
-		{event: session.Event{Seq: 0}, tokens: 5},
-		{event: session.Event{Seq: 1}, tokens: 5, usage: &session.Usage{InputTokens: 900, CacheReadTokens: 50, OutputTokens: 50}},
-		{event: session.Event{Seq: 2}, tokens: 7},
+		{event: session.Event{Seq: 0, Type: session.TypeUserMessage}, tokens: 5},
+		{event: withUsage, tokens: 5},
+		{event: session.Event{Seq: 2, Type: session.TypeToolResult}, tokens: 7},
 	}
 	pending := []session.Message{UserText("hi", "x")}
 	pend := messageTokens(pending[0])
@@ -337,7 +351,12 @@ func TestPressureUsesReportedUsageAfterTheLastCompaction(t *testing.T) {
 	}
 	// Usage reported before a compaction describes a history that no longer
 	// exists.
-	if got := pressure(plan, nodes, 1, pending); got != byBytes {
+	if got := pressure(plan, nodes, 3, pending); got != byBytes {
 		t.Errorf("after a compaction: %d, want %d", got, byBytes)
+	}
+	// The byte estimate wins when it is larger.
+	nodes[0].tokens = 5000
+	if got := pressure(plan, nodes, -1, pending); got != byBytes-5+5000 {
+		t.Errorf("large head: %d, want %d", got, byBytes-5+5000)
 	}
 }

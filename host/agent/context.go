@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bytes"
 	"encoding/json"
 
 	"github.com/seed-e9b4dba4/dsh/host/prompt"
@@ -13,52 +12,26 @@ import (
 // compaction summarized them away), and the runtime-context snapshot when it
 // differs from the one the model last saw.
 func (a *Agent) entering(plan *stepPlan, claimed []session.Message) ([]session.Message, error) {
-	events := a.live.Events(0)
-	fold, err := session.Fold(events)
-	if err != nil {
+	if err := a.hist.sync(a.live); err != nil {
 		return nil, err
 	}
 	msgs := append([]session.Message(nil), claimed...)
-	if m := a.instructionsMessage(events, fold); m != nil {
+	if m := a.instructionsMessage(); m != nil {
 		msgs = append(msgs, *m)
 	}
-	if m := a.contextMessage(plan, events, fold); m != nil {
+	if m := a.contextMessage(plan); m != nil {
 		msgs = append(msgs, *m)
 	}
 	return msgs, nil
 }
 
-// lastOwned finds the latest user/message whose source contains marker and
-// satisfies owned; the marker is a cheap filter that spares decoding every
-// message of a long log.
-func lastOwned(events []session.Event, marker []byte, owned func(session.Message) bool) (session.Event, session.Message, bool) {
-	for i := len(events) - 1; i >= 0; i-- {
-		e := events[i]
-		if e.Type != session.TypeUserMessage || !bytes.Contains(e.Data, marker) {
-			continue
-		}
-		var m session.Message
-		if e.DecodeData(&m) != nil || !owned(m) {
-			continue
-		}
-		return e, m, true
-	}
-	return session.Event{}, session.Message{}, false
-}
-
-func (a *Agent) instructionsMessage(events []session.Event, fold *session.SurfaceFold) *session.Message {
+func (a *Agent) instructionsMessage() *session.Message {
 	cwd := a.live.Header().CwdOrEmpty()
 	if cwd == "" {
 		return nil
 	}
-	need := !a.hadSteps
-	if !need {
-		e, _, ok := lastOwned(events, []byte(`"`+session.SourceInstructions+`"`), func(m session.Message) bool {
-			return m.SourceKind() == session.SourceInstructions
-		})
-		need = ok && shadowed(fold, e.Seq)
-	}
-	if !need {
+	last := a.hist.lastInstructions
+	if a.hadSteps && (last < 0 || !a.hist.shadowed(last)) {
 		return nil
 	}
 	m, err := prompt.LoadInstructions(cwd, a.opts.InstructionsMaxBytes, a.opts.NewID())
@@ -73,18 +46,19 @@ func (a *Agent) instructionsMessage(events []session.Event, fold *session.Surfac
 // when its text changed since the last retained one, or when that one was
 // shadowed by a compaction; the "none" notice when the context became empty
 // after a snapshot existed.
-func (a *Agent) contextMessage(plan *stepPlan, events []session.Event, fold *session.SurfaceFold) *session.Message {
-	e, m, existed := lastOwned(events, []byte(prompt.PluginName), isRuntimeContext)
-	if !existed && plan.contextText == "" {
+func (a *Agent) contextMessage(plan *stepPlan) *session.Message {
+	last := a.hist.lastContext
+	if last < 0 && plan.contextText == "" {
 		return nil
 	}
 	snapshot := plan.contextText
 	if snapshot == "" {
 		snapshot = prompt.NoRuntimeContextText
 	}
-	if existed && !shadowed(fold, e.Seq) && len(m.Content) == 1 &&
-		m.Content[0].Type == session.BlockText && m.Content[0].Text == snapshot {
-		return nil
+	if last >= 0 && !a.hist.shadowed(last) {
+		if m := a.hist.msgs[last]; len(m.Content) == 1 && m.Content[0].Type == session.BlockText && m.Content[0].Text == snapshot {
+			return nil
+		}
 	}
 	if plan.contextText == "" {
 		none := prompt.NoRuntimeContextMessage(a.opts.NewID())

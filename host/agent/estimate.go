@@ -7,13 +7,12 @@ import (
 )
 
 // node is one current surface node with what compaction needs to know about
-// it: the model message it yields (nil for an empty assistant message), its
-// estimated size, and the tool calls it opens or closes.
+// it: its estimated size, the model message it yields (nil for an empty
+// assistant message) and the tool calls it opens or closes.
 type node struct {
 	event  session.Event
-	msg    *session.Message
 	tokens int
-	usage  *session.Usage
+	msg    *session.Message
 	opens  []string
 	closes string
 }
@@ -31,89 +30,55 @@ func messageTokens(m session.Message) int {
 	return estimateTokens(len(raw)) + 4
 }
 
-// surfaceNodes projects the current surface of a folded log.
-func surfaceNodes(events []session.Event, fold *session.SurfaceFold) ([]node, error) {
-	seqs := fold.Nodes()
-	out := make([]node, 0, len(seqs))
-	for _, seq := range seqs {
-		e := events[seq]
-		n := node{event: e}
-		var m session.Message
-		switch e.Type {
-		case session.TypeUserMessage:
-			if err := e.DecodeData(&m); err != nil {
-				return nil, err
-			}
-			n.msg = &m
-		case session.TypeAssistantMessage:
-			var d session.AssistantMessage
-			if err := e.DecodeData(&d); err != nil {
-				return nil, err
-			}
-			m = d.Message
-			n.usage = d.Usage
-			if len(m.Content) > 0 {
-				n.msg = &m
-			}
-			for _, b := range m.Content {
-				if b.Type == session.BlockToolCall {
-					n.opens = append(n.opens, b.ID)
-				}
-			}
-		case session.TypeToolResult:
-			var d session.ToolResult
-			if err := e.DecodeData(&d); err != nil {
-				return nil, err
-			}
-			m = d.Message
-			n.msg = &m
-			for _, b := range m.Content {
-				if b.Type == session.BlockToolResult {
-					n.closes = b.ToolCallID
-				}
-			}
+// latestUsage returns the index of the newest assistant message on the
+// surface and its reported usage, when that message came after the last
+// compaction (older usage describes history that no longer exists).
+func latestUsage(nodes []node, lastReplace int) (int, *session.Usage) {
+	for i := len(nodes) - 1; i >= 0; i-- {
+		e := nodes[i].event
+		if e.Type != session.TypeAssistantMessage {
+			continue
 		}
-		if n.msg != nil {
-			n.tokens = messageTokens(*n.msg)
+		if e.Seq < lastReplace {
+			return -1, nil
 		}
-		out = append(out, n)
+		var d struct {
+			Usage *session.Usage `json:"usage"`
+		}
+		if e.DecodeData(&d) != nil || d.Usage == nil {
+			return -1, nil
+		}
+		return i, d.Usage
 	}
-	return out, nil
+	return -1, nil
 }
 
 // pressure estimates the tokens of the next request: system prompt, tool
 // schemas, the current surface and the messages about to enter. When the
-// latest assistant message after the last compaction reported usage, that
-// exact count plus the estimate of what followed it is used if larger.
+// newest assistant message reported usage, that exact count plus the
+// estimate of what followed it is used if it is larger.
 func pressure(plan *stepPlan, nodes []node, lastReplace int, pending []session.Message) int {
 	fixed := estimateTokens(len(plan.system))
 	for _, t := range plan.toolsRaw {
 		fixed += estimateTokens(len(t))
 	}
-	var tail int
+	tail := 0
 	for _, m := range pending {
 		tail += messageTokens(m)
 	}
 	byBytes := fixed + tail
-	byUsage, calibrated := 0, false
-	for i := len(nodes) - 1; i >= 0; i-- {
-		n := nodes[i]
+	for _, n := range nodes {
 		byBytes += n.tokens
-		if calibrated {
-			continue
-		}
-		if n.usage != nil && n.event.Seq > lastReplace {
-			u := n.usage
-			byUsage += u.InputTokens + u.CacheReadTokens + u.OutputTokens + tail
-			calibrated = true
-		} else {
-			byUsage += n.tokens
-		}
 	}
-	if calibrated && byUsage > byBytes {
-		return byUsage
+	i, u := latestUsage(nodes, lastReplace)
+	if u == nil {
+		return byBytes
 	}
-	return byBytes
+	byUsage := u.InputTokens + u.CacheReadTokens + u.OutputTokens + tail
+	for _, n := range nodes[i+1:] {
+		byUsage += n.tokens
+	}
+	return max(byBytes, byUsage)
 }
 
 // region is the head of the surface a compaction summarizes.

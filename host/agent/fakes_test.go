@@ -26,6 +26,8 @@ type fakeProvider struct {
 	calls  []script
 	reqs   []llm.Request
 	models map[string]llm.ModelInfo
+	// check, when set, inspects every request as it is sent.
+	check func(llm.Request)
 }
 
 func newFakeProvider(t *testing.T, calls ...script) *fakeProvider {
@@ -66,7 +68,11 @@ func (p *fakeProvider) Stream(ctx context.Context, req llm.Request, yield func(l
 	}
 	s := p.calls[0]
 	p.calls = p.calls[1:]
+	check := p.check
 	p.mu.Unlock()
+	if check != nil {
+		check(req)
+	}
 	return s(ctx, req, yield)
 }
 
@@ -363,6 +369,7 @@ func newHarness(t *testing.T, p *fakeProvider, opts ...harnessOption) *harness {
 	for _, fn := range opts {
 		fn(h, &o)
 	}
+	p.check = h.reconstructable
 	a, err := New(o)
 	if err != nil {
 		t.Fatal(err)
@@ -370,6 +377,40 @@ func newHarness(t *testing.T, p *fakeProvider, opts ...harnessOption) *harness {
 	h.agent = a
 	t.Cleanup(func() { _ = a.Close() })
 	return h
+}
+
+// reconstructable asserts the invariant of host.md §2.4: a turn request is
+// exactly the latest logged header plus the history derived from the log
+// at the time it is sent.
+func (h *harness) reconstructable(req llm.Request) {
+	if req.Purpose != llm.PurposeTurn {
+		return
+	}
+	events := h.live.Events(0)
+	want, err := session.DeriveMessages(events)
+	if err != nil {
+		h.t.Errorf("derive messages: %v", err)
+		return
+	}
+	if !sameMessages(req.Messages, want) {
+		h.t.Errorf("request messages differ from the derived history\n got %d messages\nwant %d", len(req.Messages), len(want))
+	}
+	headers := ofType(events, session.TypeRequestHeader)
+	if len(headers) == 0 {
+		h.t.Error("request sent without a logged header")
+		return
+	}
+	var hdr session.RequestHeader
+	if err := headers[len(headers)-1].DecodeData(&hdr); err != nil {
+		h.t.Error(err)
+		return
+	}
+	c, r := hdr.Header.Config, req.Config
+	if c.Provider != r.Provider || c.Model != r.Model || c.ReasoningEffort != r.ReasoningEffort ||
+		(c.MaxTokens == nil) != (r.MaxTokens == nil) || (c.MaxTokens != nil && *c.MaxTokens != *r.MaxTokens) ||
+		hdr.Header.System != req.System || len(hdr.Header.Tools) != len(req.Tools) {
+		h.t.Errorf("request %+v does not match the logged header %+v", r, hdr.Header)
+	}
 }
 
 func (h *harness) newID() string {

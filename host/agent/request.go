@@ -153,10 +153,10 @@ func (a *Agent) buildRequest(plan *stepPlan) (llm.Request, error) {
 		}
 		a.lastContext = &rc
 	}
-	msgs, err := session.DeriveMessages(a.live.Events(0))
-	if err != nil {
+	if err := a.hist.sync(a.live); err != nil {
 		return llm.Request{}, fmt.Errorf("derive the conversation from the session log: %w", err)
 	}
+	msgs := a.hist.messages()
 	return llm.Request{
 		SessionID: a.live.ID(),
 		Config:    header.Config,

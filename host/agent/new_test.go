@@ -1,0 +1,47 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/seed-e9b4dba4/dsh/host/session"
+)
+
+func TestNewRefusesALogWithAnOpenTurn(t *testing.T) {
+	hdr := session.Header{ID: "s", CreatedAt: 1}
+	live := session.NewLive(hdr, nil, session.LiveOptions{})
+	if _, err := live.Append(session.TypeTurnStart, session.TurnStart{Turn: 1}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := New(Options{Live: live, Provider: newFakeProvider(t), Model: "m"})
+	if err == nil || !strings.Contains(err.Error(), "never ended") {
+		t.Errorf("New = %v", err)
+	}
+}
+
+func TestNewRequiresAModelWhenTheLogHasNone(t *testing.T) {
+	live := session.NewLive(session.Header{ID: "s", CreatedAt: 1}, nil, session.LiveOptions{})
+	if _, err := New(Options{Live: live, Provider: newFakeProvider(t)}); err == nil || !strings.Contains(err.Error(), "Options.Model") {
+		t.Errorf("New without a model = %v", err)
+	}
+}
+
+func TestNewValidatesAResumedLog(t *testing.T) {
+	hdr := session.Header{ID: "s", CreatedAt: 1}
+	bad := []session.Event{{Type: session.TypeUserMessage, Seq: 0, Data: []byte(`{"content":[],"source":{"kind":"user"},"role":"user","id":"u"}`)}}
+	live := session.NewLive(hdr, bad, session.LiveOptions{})
+	_, err := New(Options{Live: live, Provider: newFakeProvider(t), Model: "m", Resumed: true})
+	if err == nil || !strings.Contains(err.Error(), "cannot be continued") {
+		t.Errorf("New over a log without surfaceOp = %v", err)
+	}
+}
+
+func TestNewRequiresALiveSessionAndAProvider(t *testing.T) {
+	live := session.NewLive(session.Header{ID: "s", CreatedAt: 1}, nil, session.LiveOptions{})
+	if _, err := New(Options{Provider: newFakeProvider(t), Model: "m"}); err == nil {
+		t.Error("New without a Live succeeded")
+	}
+	if _, err := New(Options{Live: live, Model: "m"}); err == nil {
+		t.Error("New without a Provider succeeded")
+	}
+}
