@@ -21,9 +21,8 @@ const (
 
 // runResult is everything the bash result is rendered from.
 type runResult struct {
-	exited   bool // the shell exited by itself with exitCode
-	exitCode int
-	signal   syscall.Signal // the shell died of this signal (not sent by us)
+	exitCode int            // the shell's exit status, when signal is 0
+	signal   syscall.Signal // the shell died of this signal
 	cause    stopCause
 	// leftovers is set when background processes kept the output open after
 	// the shell exited and were stopped.
@@ -112,7 +111,6 @@ func (r runner) run(ctx context.Context, command, dir string, timeout time.Durat
 	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		res.signal = ws.Signal()
 	} else {
-		res.exited = true
 		res.exitCode = st.ExitCode()
 	}
 	return res, nil
