@@ -2,6 +2,7 @@ package sessionquery
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/seed-e9b4dba4/dsh/host/session"
@@ -74,6 +75,27 @@ func BenchmarkTitleBatch100Persisted(b *testing.B) {
 	for b.Loop() {
 		if _, err := fx.svc.ReadTitleSnapshots(b.Context(), all); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkTextMatcherLongQuery scans a 64 KiB document for a 2 KiB pasted
+// query that only almost occurs, the worst realistic case for the scan.
+func BenchmarkTextMatcherLongQuery(b *testing.B) {
+	var sb strings.Builder
+	for sb.Len() < 64<<10 {
+		sb.WriteString("func handler(w http.ResponseWriter, r *http.Request) {\n\tlog.Println(r.URL)\n}\n")
+	}
+	doc := sb.String()
+	query := strings.Repeat("func handler(w http.ResponseWriter, r *http.Request) { ", 36) + "missing"
+	m, err := CompileTextFilter(query)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		if m.Match(doc) {
+			b.Fatal("unexpected match")
 		}
 	}
 }

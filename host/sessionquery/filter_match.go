@@ -1,46 +1,6 @@
 package sessionquery
 
-import (
-	"regexp"
-	"slices"
-	"strings"
-	"unicode/utf8"
-)
-
-// CompileTextFilter compiles caller text into a literal, case-insensitive,
-// whitespace-flexible matcher: the text is trimmed, split on runs of
-// JavaScript whitespace, each part is quoted, and the parts are joined by
-// one-or-more whitespace. It matches anywhere in a document's text. Blank
-// text fails with INVALID_FILTER.
-func CompileTextFilter(text string) (*regexp.Regexp, error) {
-	parts := FieldsJS(validRunes(text))
-	if len(parts) == 0 {
-		return nil, blankText()
-	}
-	for i, p := range parts {
-		parts[i] = regexp.QuoteMeta(p)
-	}
-	re, err := regexp.Compile(`(?i)` + strings.Join(parts, JSSpacePattern))
-	if err != nil {
-		// Quoted literals always compile; keep the failure typed regardless.
-		return nil, Wrap(CodeInvalidFilter, err, "session text filter could not be compiled")
-	}
-	return re, nil
-}
-
-// validRunes replaces each invalid UTF-8 byte with U+FFFD, one for one, which
-// is exactly how the matcher decodes the same bytes in a document, so text
-// with stray bytes still matches itself.
-func validRunes(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+import "slices"
 
 // FilterSessionRecords validates filters and returns the records accepted by
 // every clause (AND), preserving their order. Within a list clause any value
@@ -88,7 +48,7 @@ func FilterDocuments(docs []Document, filters []EventFilter) ([]Document, error)
 	if err := ValidateEventFilters(filters); err != nil {
 		return nil, err
 	}
-	texts := make([]*regexp.Regexp, len(filters))
+	texts := make([]*TextMatcher, len(filters))
 	for i, f := range filters {
 		if f.Kind != KindText {
 			continue
@@ -108,7 +68,7 @@ func FilterDocuments(docs []Document, filters []EventFilter) ([]Document, error)
 	return out, nil
 }
 
-func matchDocument(d Document, filters []EventFilter, texts []*regexp.Regexp) bool {
+func matchDocument(d Document, filters []EventFilter, texts []*TextMatcher) bool {
 	for i, f := range filters {
 		ok := false
 		switch f.Kind {
@@ -121,7 +81,7 @@ func matchDocument(d Document, filters []EventFilter, texts []*regexp.Regexp) bo
 		case KindSurface:
 			ok = slices.Contains(f.Values, d.Surface)
 		case KindText:
-			ok = texts[i].MatchString(d.Text)
+			ok = texts[i].Match(d.Text)
 		}
 		if !ok {
 			return false
