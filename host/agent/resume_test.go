@@ -13,7 +13,7 @@ import (
 
 // persisted runs fn against an agent over a store-backed live session and
 // closes both, as a process exiting cleanly would.
-func persisted(t *testing.T, st *store.Store, p *fakeProvider, resume bool, model string, fn func(h *harness)) {
+func persisted(t *testing.T, st *store.Store, p *fakeProvider, resume bool, model string, fn func(h *harness), opts ...func(*Options)) {
 	t.Helper()
 	var (
 		w      *store.Writer
@@ -32,10 +32,14 @@ func persisted(t *testing.T, st *store.Store, p *fakeProvider, resume bool, mode
 	}
 	h := &harness{t: t, provider: p, cwd: hdr.CwdOrEmpty()}
 	h.live = session.NewLive(hdr, events, session.LiveOptions{Sink: w, Now: func() time.Time { return epoch }})
-	h.agent, err = New(Options{
+	o := Options{
 		Live: h.live, Provider: p, Model: model, Resumed: resume,
-		Now: func() time.Time { return epoch }, NewID: h.newID, Sleep: h.sleep,
-	})
+		Now: func() time.Time { return epoch }, NewID: h.newID, Sleep: h.sleep, Rand: func() float64 { return 0.5 },
+	}
+	for _, fn := range opts {
+		fn(&o)
+	}
+	h.agent, err = New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
