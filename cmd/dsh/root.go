@@ -53,6 +53,7 @@ func (g *globals) loadConfig() (*config.Config, error) {
 func commands() []func(*globals) *cobra.Command {
 	return []func(*globals) *cobra.Command{
 		newConfigCmd,
+		newRunCmd,
 		newVersionCmd,
 	}
 }

@@ -1,0 +1,58 @@
+package compositions
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/seed-e9b4dba4/dsh/host/config"
+	"github.com/seed-e9b4dba4/dsh/host/llm"
+	"github.com/seed-e9b4dba4/dsh/host/llm/openai"
+	"github.com/seed-e9b4dba4/dsh/host/llm/replay"
+)
+
+// newProvider builds the configured model provider. Credentials are checked
+// per request, so a missing key is reported at the first prompt, not here.
+func newProvider(cfg *config.Config, version string) (llm.Provider, error) {
+	c := cfg.LLM
+	switch c.Provider {
+	case "replay":
+		if c.Replay.Fixture == "" {
+			return nil, fmt.Errorf("llm.provider replay needs llm.replay.fixture (a recorded session.jsonl or scenario directory)")
+		}
+		return replay.New(replay.Config{
+			Name:     c.Replay.ProviderName,
+			Fixtures: []string{c.Replay.Fixture},
+			Override: c.Replay.Override,
+		})
+	case "deepseek", "openai":
+		keyEnv := c.APIKeyEnv
+		if c.Provider == "openai" && keyEnv == "DEEPSEEK_API_KEY" {
+			// The shipped default names DeepSeek's variable; the OpenAI
+			// flavour then uses its own.
+			keyEnv = ""
+		}
+		return openai.New(openai.Config{
+			Name:              c.Provider,
+			BaseURL:           c.BaseURL,
+			APIKey:            c.APIKey,
+			APIKeyEnv:         keyEnv,
+			ReasoningEffort:   c.ReasoningEffort,
+			MaxTokens:         c.MaxTokens,
+			StreamIdleTimeout: time.Duration(c.StreamIdleTimeoutMs) * time.Millisecond,
+			RequestTimeout:    time.Duration(c.RequestTimeoutMs) * time.Millisecond,
+			Version:           version,
+		})
+	default:
+		return nil, fmt.Errorf("llm.provider %q is not supported (use deepseek, openai or replay)", c.Provider)
+	}
+}
+
+// retryPolicy converts llm.retry into the loop's policy.
+func retryPolicy(c config.RetryConfig) llm.RetryPolicy {
+	p := llm.DefaultRetryPolicy()
+	p.MaxRetries = c.MaxRetries
+	p.InitialDelay = time.Duration(c.InitialDelayMs) * time.Millisecond
+	p.MaxDelay = time.Duration(c.MaxDelayMs) * time.Millisecond
+	p.Jitter = c.Jitter
+	return p
+}

@@ -1,0 +1,200 @@
+package compositions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/seed-e9b4dba4/dsh/host"
+	"github.com/seed-e9b4dba4/dsh/host/agent"
+	"github.com/seed-e9b4dba4/dsh/host/codingtools"
+	"github.com/seed-e9b4dba4/dsh/host/config"
+	"github.com/seed-e9b4dba4/dsh/host/llm"
+	"github.com/seed-e9b4dba4/dsh/host/permissions"
+	"github.com/seed-e9b4dba4/dsh/host/prompt"
+	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+	"github.com/seed-e9b4dba4/dsh/host/store"
+	"github.com/seed-e9b4dba4/dsh/host/tools"
+
+	"github.com/seed-e9b4dba4/dsh/plugins/timeout"
+)
+
+// Kind names a composition.
+type Kind string
+
+// The compositions dsh ships.
+const (
+	ACP      Kind = "acp"
+	TUI      Kind = "tui"
+	Headless Kind = "headless"
+)
+
+// mountsQuery reports whether the composition mounts the session-query
+// service (and with it the model-facing plugin, when enabled).
+func (k Kind) mountsQuery() bool { return k == ACP || k == TUI }
+
+// Options configures New.
+type Options struct {
+	Config *config.Config
+	Kind   Kind
+	// Log receives diagnostics; nil builds one from the log config, writing
+	// to LogWriter (stderr by the caller's choice) or log.file.
+	Log       *slog.Logger
+	LogWriter io.Writer
+	// Version is reported to providers and front ends.
+	Version string
+}
+
+// Runtime is one composed host: its services, its plugins and the live
+// sessions it drives. All methods are safe for concurrent use.
+type Runtime struct {
+	Host        *host.Host
+	Config      *config.Config
+	Kind        Kind
+	Log         *slog.Logger
+	Store       *store.Store
+	Sessions    *session.Registry
+	Tools       *tools.Registry
+	Prompt      *prompt.Registry
+	Provider    llm.Provider
+	Permissions *permissions.Service
+	// Query is the session-query service; nil in the headless composition.
+	Query *sessionquery.Service
+
+	clock    *clock
+	closeLog func() error
+
+	mu     sync.Mutex
+	agents map[string]*agent.Agent
+	closed bool
+}
+
+// New builds the composition described by opts: base services first, then
+// the plugins it mounts, activated in dependency order.
+func New(ctx context.Context, opts Options) (*Runtime, error) {
+	cfg := opts.Config
+	if cfg == nil {
+		return nil, errors.New("compositions: a loaded config is required")
+	}
+	log, closeLog, err := buildLogger(cfg, opts.Log, opts.LogWriter)
+	if err != nil {
+		return nil, err
+	}
+	clk, err := newClock(cfg.Runtime)
+	if err != nil {
+		return nil, errors.Join(err, closeLog())
+	}
+	r := &Runtime{
+		Host:     host.New(log),
+		Config:   cfg,
+		Kind:     opts.Kind,
+		Log:      log,
+		Sessions: session.NewRegistry(),
+		Tools:    tools.NewRegistry(log),
+		Prompt:   prompt.NewRegistry(),
+		clock:    clk,
+		closeLog: closeLog,
+		agents:   map[string]*agent.Agent{},
+	}
+	r.Store = store.New(cfg.Sessions.Dir, store.Options{Now: clk.Now, Log: log})
+	if r.Provider, err = newProvider(cfg, opts.Version); err != nil {
+		return nil, errors.Join(err, closeLog())
+	}
+	if err := r.mount(ctx); err != nil {
+		return nil, errors.Join(err, r.Host.Close(), closeLog())
+	}
+	return r, nil
+}
+
+// mount provides the base services and starts the plugins.
+func (r *Runtime) mount(ctx context.Context) error {
+	provides := []func() error{
+		provide(r.Host, session.RegistryKey, r.Sessions),
+		provide(r.Host, tools.ServiceKey, r.Tools),
+		provide(r.Host, prompt.ServiceKey, r.Prompt),
+		provide(r.Host, llm.ServiceKey, r.Provider),
+	}
+	for _, p := range provides {
+		if err := p(); err != nil {
+			return err
+		}
+	}
+	if err := addBaseSections(r.Prompt, r.Config); err != nil {
+		return err
+	}
+	if r.Kind.mountsQuery() {
+		if err := r.mountQuery(ctx); err != nil {
+			return err
+		}
+	}
+	if err := r.Host.Start(r.plugins(), r.Config); err != nil {
+		return err
+	}
+	perms, ok := host.Get(r.Host, permissions.ServiceKey)
+	if !ok {
+		return errors.New("compositions: the permissions plugin did not provide its service")
+	}
+	r.Permissions = perms
+	return nil
+}
+
+func provide[T any](h *host.Host, k host.Key[T], v T) func() error {
+	return func() error {
+		_, err := host.Provide(h, k, "", v)
+		return err
+	}
+}
+
+// plugins lists what this composition mounts, in a stable order; the host
+// reorders by dependency.
+func (r *Runtime) plugins() []host.Plugin {
+	ps := []host.Plugin{permissions.Plugin(), codingtools.Plugin()}
+	p := r.Config.Plugins
+	if p.Timeout.Enabled {
+		ps = append(ps, timeout.Plugin())
+	}
+	return ps
+}
+
+// Now returns the composition's clock reading (fixed in snapshot runs).
+func (r *Runtime) Now() time.Time { return r.clock.Now() }
+
+// NewID returns a fresh id (sequential in snapshot runs).
+func (r *Runtime) NewID() string { return r.clock.NewID() }
+
+// Close closes every session the runtime drives, then disposes the plugins
+// and services. It is idempotent.
+func (r *Runtime) Close() error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
+	}
+	r.closed = true
+	agents := make([]*agent.Agent, 0, len(r.agents))
+	for _, a := range r.agents {
+		agents = append(agents, a)
+	}
+	r.mu.Unlock()
+	var errs []error
+	for _, a := range agents {
+		if err := r.CloseSession(a); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	errs = append(errs, r.Host.Close())
+	if r.Query != nil {
+		errs = append(errs, r.Query.Close())
+	}
+	errs = append(errs, r.closeLog())
+	return errors.Join(errs...)
+}
+
+func (r *Runtime) errClosed() error {
+	return fmt.Errorf("dsh is shutting down")
+}

@@ -1,0 +1,175 @@
+package compositions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/seed-e9b4dba4/dsh/host/agent"
+	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/store"
+)
+
+// NewSession creates a fresh persisted session in cwd (an absolute
+// directory) and returns the agent driving it.
+func (r *Runtime) NewSession(ctx context.Context, cwd string) (*agent.Agent, error) {
+	if !filepath.IsAbs(cwd) {
+		return nil, fmt.Errorf("session workspace must be an absolute path, got %q", cwd)
+	}
+	h := session.Header{
+		Version:         session.FormatVersion,
+		ID:              r.NewID(),
+		CreatedAt:       r.Now().UnixMilli(),
+		Cwd:             session.Ptr(filepath.Clean(cwd)),
+		DelegationDepth: session.Ptr(0),
+	}
+	w, err := r.Store.Create(h, nil)
+	if err != nil {
+		return nil, err
+	}
+	return r.start(h, nil, w, false)
+}
+
+// ResumeSession reopens a persisted session: it takes the log's lock,
+// repairs a crashed tail, and continues the log with a new agent. A session
+// this runtime already drives is returned as is.
+func (r *Runtime) ResumeSession(ctx context.Context, id string) (*agent.Agent, error) {
+	if a, ok := r.Agent(id); ok {
+		return a, nil
+	}
+	w, h, events, err := r.Store.Open(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return r.start(h, events, w, true)
+}
+
+// ForkSession starts a new session seeded with the events of id up to and
+// including boundary (session.ForkLatest for the whole log). The source may
+// be live in this process or persisted.
+func (r *Runtime) ForkSession(ctx context.Context, id string, boundary int) (*agent.Agent, error) {
+	var (
+		src    session.Header
+		events []session.Event
+	)
+	if a, ok := r.Agent(id); ok {
+		src, events = a.Session().Snapshot()
+	} else {
+		var err error
+		if src, events, err = r.Store.Inspect(ctx, id); err != nil {
+			return nil, err
+		}
+	}
+	h, seed, err := session.Fork(src, events, boundary, r.NewID(), r.Now().UnixMilli())
+	if err != nil {
+		return nil, err
+	}
+	w, err := r.Store.Create(h, seed)
+	if err != nil {
+		return nil, err
+	}
+	return r.start(h, seed, w, true)
+}
+
+// start attaches a live session over w and starts its agent.
+func (r *Runtime) start(h session.Header, events []session.Event, w *store.Writer, seeded bool) (*agent.Agent, error) {
+	r.mu.Lock()
+	closed := r.closed
+	r.mu.Unlock()
+	if closed {
+		return nil, errors.Join(r.errClosed(), w.Close())
+	}
+	live := session.NewLive(h, events, session.LiveOptions{
+		Sink: w,
+		Now:  r.clock.Now,
+		OnObserverPanic: func(v any) {
+			r.Log.Error("session observer panicked", "session", h.ID, "panic", v)
+		},
+	})
+	if seeded {
+		if _, err := session.MarkEndSeed(live); err != nil {
+			return nil, errors.Join(err, live.Close())
+		}
+	}
+	if err := r.Sessions.Attach(live); err != nil {
+		return nil, errors.Join(err, live.Close())
+	}
+	a, err := agent.New(r.agentOptions(live, seeded))
+	if err != nil {
+		r.Sessions.Detach(live)
+		return nil, errors.Join(err, live.Close())
+	}
+	r.mu.Lock()
+	r.agents[h.ID] = a
+	r.mu.Unlock()
+	return a, nil
+}
+
+func (r *Runtime) agentOptions(live *session.Live, resumed bool) agent.Options {
+	c := r.Config
+	id := live.ID()
+	return agent.Options{
+		Live:                 live,
+		Provider:             r.Provider,
+		Tools:                r.Tools,
+		Prompt:               r.Prompt,
+		Model:                c.LLM.Model,
+		ReasoningEffort:      c.LLM.ReasoningEffort,
+		MaxTokens:            c.LLM.MaxTokens,
+		MaxParallelToolCalls: c.Agent.MaxParallelToolCalls,
+		Retry:                retryPolicy(c.LLM.Retry),
+		Compaction: agent.CompactionConfig{
+			Enabled:          c.Compaction.Enabled,
+			ThresholdRatio:   c.Compaction.ThresholdRatio,
+			RetainRatio:      c.Compaction.RetainRatio,
+			MaxSummaryTokens: c.Compaction.MaxSummaryTokens,
+		},
+		Resumed: resumed,
+		Vars: func() map[string]string {
+			return map[string]string{"permission_mode": string(r.Permissions.Mode(id))}
+		},
+		InstructionsMaxBytes: c.Agent.InstructionsMaxBytes,
+		Now:                  r.clock.Now,
+		NewID:                r.NewID,
+		Log:                  r.Log.With("session", id),
+	}
+}
+
+// Agent returns the agent driving session id in this runtime.
+func (r *Runtime) Agent(id string) (*agent.Agent, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	a, ok := r.agents[id]
+	return a, ok
+}
+
+// Agents returns every agent this runtime drives.
+func (r *Runtime) Agents() []*agent.Agent {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]*agent.Agent, 0, len(r.agents))
+	for _, a := range r.agents {
+		out = append(out, a)
+	}
+	return out
+}
+
+// CloseSession stops a's loop (cancelling a running turn), flushes and
+// closes its log, and detaches it from the live registry.
+func (r *Runtime) CloseSession(a *agent.Agent) error {
+	r.mu.Lock()
+	if r.agents[a.ID()] != a {
+		r.mu.Unlock()
+		return nil
+	}
+	delete(r.agents, a.ID())
+	r.mu.Unlock()
+	err := a.Close()
+	live := a.Session()
+	r.Sessions.Detach(live)
+	if r.Permissions != nil {
+		r.Permissions.Forget(live.ID())
+	}
+	return errors.Join(err, live.Close())
+}
