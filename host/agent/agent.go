@@ -152,6 +152,12 @@ func New(opts Options) (*Agent, error) {
 		return nil, errors.New("agent: Options.Provider is required")
 	}
 	opts = withDefaults(opts)
+	if err := opts.Retry.Validate(); err != nil {
+		return nil, fmt.Errorf("agent: retry policy: %w", err)
+	}
+	if err := opts.Compaction.validate(); err != nil {
+		return nil, fmt.Errorf("agent: compaction: %w", err)
+	}
 	h, events := opts.Live.Snapshot()
 	if opts.Resumed {
 		if err := session.ValidateLog(h, events); err != nil {
@@ -298,7 +304,8 @@ func statusOf(p phase) Status {
 // OnStatus registers fn for status changes. Calls are serialized and the last
 // one always reports the current status; fn may call back into the agent.
 // They run on the goroutine that changed the status, so the idle
-// notification can arrive just after WhenIdle returned.
+// notification can arrive just after WhenIdle returned; fn must not call
+// Close, which waits for that goroutine.
 func (a *Agent) OnStatus(fn func(Status)) (unsubscribe func()) {
 	return a.statusObs.Subscribe(fn)
 }

@@ -39,6 +39,16 @@ func (c CompactionConfig) withDefaults() CompactionConfig {
 	return c
 }
 
+func (c CompactionConfig) validate() error {
+	if c.ThresholdRatio > 1 {
+		return fmt.Errorf("threshold ratio must be in (0, 1], got %v", c.ThresholdRatio)
+	}
+	if c.RetainRatio >= 1 {
+		return fmt.Errorf("retain ratio must be in (0, 1), got %v", c.RetainRatio)
+	}
+	return nil
+}
+
 // Compaction triggers.
 const (
 	TriggerPressure = "pressure"

@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"encoding/json"
-
 	"testing"
 
 	"github.com/seed-e9b4dba4/dsh/host/llm"

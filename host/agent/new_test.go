@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed-e9b4dba4/dsh/host/llm"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 )
 
@@ -43,5 +44,22 @@ func TestNewRequiresALiveSessionAndAProvider(t *testing.T) {
 	}
 	if _, err := New(Options{Live: live, Model: "m"}); err == nil {
 		t.Error("New without a Provider succeeded")
+	}
+}
+
+func TestNewRejectsInvalidPolicies(t *testing.T) {
+	live := session.NewLive(session.Header{ID: "s", CreatedAt: 1}, nil, session.LiveOptions{})
+	bad := llm.DefaultRetryPolicy()
+	bad.InitialDelay = -1
+	for name, o := range map[string]Options{
+		"retry":      {Retry: bad},
+		"threshold":  {Compaction: CompactionConfig{ThresholdRatio: 1.5}},
+		"retainment": {Compaction: CompactionConfig{RetainRatio: 1}},
+	} {
+		o.Live, o.Provider, o.Model = live, newFakeProvider(t), "m"
+		if a, err := New(o); err == nil {
+			a.Close()
+			t.Errorf("%s: New accepted an invalid policy", name)
+		}
 	}
 }
