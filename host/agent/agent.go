@@ -354,11 +354,7 @@ func (a *Agent) send(msg session.Message, nextStep bool) {
 		a.nextTurn = append(a.nextTurn, msg)
 	}
 	if a.phase == phaseIdle {
-		a.enter(phaseRunning)
-		select {
-		case a.wake <- struct{}{}:
-		default:
-		}
+		a.run()
 	}
 	a.mu.Unlock()
 	a.publishStatus()

@@ -10,23 +10,27 @@ import (
 // drive is the driver goroutine: it sleeps until a waking message arrives and
 // then runs turns while the inbox holds work. It exits when the root context
 // is cancelled by Close.
+//
+// The activity of a turn is created under a.mu by whoever makes the agent
+// run (send, the end of the previous turn or of a compaction), so a Cancel
+// always has an activity to abort, even before the driver picks it up.
 func (a *Agent) drive() {
 	defer close(a.done)
 	for {
 		select {
 		case <-a.root.Done():
+			a.mu.Lock()
+			if a.phase == phaseRunning {
+				a.act = nil
+				a.enter(phaseIdle)
+			}
+			a.mu.Unlock()
+			a.publishStatus()
 			return
 		case <-a.wake:
 		}
-		for {
-			act := a.beginTurn()
-			if act == nil {
-				break
-			}
+		for act := a.takeActivity(); act != nil; act = a.advance(act) {
 			a.turn(act.ctx)
-			if !a.endActivity(act, true) {
-				break
-			}
 		}
 	}
 }
@@ -42,7 +46,18 @@ func (a *Agent) enter(p phase) {
 	a.phase = p
 }
 
-// newActivity returns a cancellable activity; the caller holds a.mu.
+// run makes the agent run a turn: phase, activity and wake. The caller holds
+// a.mu.
+func (a *Agent) run() {
+	a.enter(phaseRunning)
+	a.newActivity()
+	select {
+	case a.wake <- struct{}{}:
+	default:
+	}
+}
+
+// newActivity makes a new current activity; the caller holds a.mu.
 func (a *Agent) newActivity() *activity {
 	ctx, cancel := context.WithCancelCause(a.root)
 	act := &activity{ctx: ctx, cancel: cancel}
@@ -50,48 +65,60 @@ func (a *Agent) newActivity() *activity {
 	return act
 }
 
-// beginTurn opens the activity of the next turn, or returns nil and goes idle
-// when there is nothing to do.
-func (a *Agent) beginTurn() *activity {
+// takeActivity returns the activity the driver was woken for, or nil (and
+// goes idle) when it was closed or its message was cancelled meanwhile.
+func (a *Agent) takeActivity() *activity {
 	a.mu.Lock()
-	if a.closed || (len(a.nextTurn) == 0 && len(a.nextStep) == 0) {
-		a.act = nil
-		a.enter(phaseIdle)
+	act := a.act
+	if a.phase != phaseRunning || act == nil || a.closed || !a.pending() {
+		a.stop()
 		a.mu.Unlock()
 		a.publishStatus()
 		return nil
 	}
-	act := a.newActivity()
 	a.mu.Unlock()
 	return act
 }
 
-// endActivity releases act and reports whether the driver should run another
-// turn. After a cancelled activity it does so only for a message that arrived
-// after the cancellation; otherwise kept prompts wait for the next wake.
-func (a *Agent) endActivity(act *activity, driver bool) (more bool) {
+// advance ends act and returns the activity of the next turn, or nil when
+// the agent goes idle. After a cancelled turn another one runs only for a
+// message that arrived after the cancellation; kept prompts wait for the
+// next wake.
+func (a *Agent) advance(act *activity) *activity {
 	a.mu.Lock()
 	act.cancel(nil)
-	pending := len(a.nextTurn) > 0 || len(a.nextStep) > 0
-	// A compaction never starts queued work on its own: only a message
-	// latched while it ran does.
-	more = !a.closed && pending && (act.latched || (driver && !act.aborted))
-	a.act = nil
-	switch {
-	case more && !driver:
-		// A maintenance job ends with latched work: hand it to the driver.
-		a.enter(phaseRunning)
-		select {
-		case a.wake <- struct{}{}:
-		default:
-		}
-	case !more:
-		a.enter(phaseIdle)
+	if a.closed || !a.pending() || (act.aborted && !act.latched) {
+		a.stop()
+		a.mu.Unlock()
+		a.publishStatus()
+		return nil
+	}
+	next := a.newActivity()
+	a.mu.Unlock()
+	return next
+}
+
+// endMaintenance ends a compaction's activity; a message that arrived while
+// it ran wakes the driver. Queued prompts kept by an earlier Cancel do not.
+func (a *Agent) endMaintenance(act *activity) {
+	a.mu.Lock()
+	act.cancel(nil)
+	a.stop()
+	if !a.closed && a.pending() && act.latched {
+		a.run()
 	}
 	a.mu.Unlock()
 	a.publishStatus()
-	return more && driver
 }
+
+// stop makes the agent idle; the caller holds a.mu.
+func (a *Agent) stop() {
+	a.act = nil
+	a.enter(phaseIdle)
+}
+
+// pending reports queued work; the caller holds a.mu.
+func (a *Agent) pending() bool { return len(a.nextTurn) > 0 || len(a.nextStep) > 0 }
 
 // publishStatus notifies observers until the last published status is the
 // current one. Only one goroutine publishes at a time; a change made while it
@@ -140,6 +167,6 @@ func (a *Agent) Compact(ctx context.Context) error {
 	})
 	defer stop()
 	err := a.compactNow(act.ctx)
-	a.endActivity(act, false)
+	a.endMaintenance(act)
 	return err
 }

@@ -21,6 +21,10 @@ type stepPlan struct {
 
 // turn runs one turn inside ctx, from turn/start to turn/end.
 func (a *Agent) turn(ctx context.Context) {
+	if ctx.Err() != nil {
+		// Cancelled before it started: nothing was claimed, nothing to log.
+		return
+	}
 	n := a.lastTurn + 1
 	if _, err := a.live.Append(session.TypeTurnStart, session.TurnStart{Turn: n}); err != nil {
 		// Nothing can run on a log that refuses writes; dropping the queue
