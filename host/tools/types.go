@@ -17,8 +17,12 @@ var ServiceKey = host.NewKey[*Registry]("tools")
 type Effect int
 
 const (
+	// EffectUnspecified is the zero value: a definition that does not say
+	// what it does is treated like EffectExecute (it asks for approval and
+	// is preceded by a durability barrier), never as harmless.
+	EffectUnspecified Effect = iota
 	// EffectRead tools only observe (read, glob, grep, session queries).
-	EffectRead Effect = iota
+	EffectRead
 	// EffectWrite tools change files (write, edit).
 	EffectWrite
 	// EffectExecute tools run arbitrary commands (bash).
