@@ -15,7 +15,9 @@ import (
 type CompactionConfig struct {
 	// Enabled turns on automatic compaction before a step whose request is
 	// estimated above ThresholdRatio of the model's context window (skipped
-	// when the window is unknown). Compact works regardless.
+	// when the window is unknown), and once per step after the provider
+	// rejects a request as too long (CONTEXT_WINDOW_EXCEEDED), retrying it on
+	// the compacted history. Compact works regardless.
 	Enabled bool
 	// ThresholdRatio defaults to 0.8.
 	ThresholdRatio float64
@@ -49,9 +51,11 @@ func (c CompactionConfig) validate() error {
 	return nil
 }
 
-// Compaction triggers.
+// Compaction triggers: the estimate crossed the threshold before a step, the
+// provider rejected a request as too long for the window, or Compact.
 const (
 	TriggerPressure = "pressure"
+	TriggerOverflow = "context-overflow"
 	TriggerManual   = "manual"
 )
 
@@ -157,6 +161,27 @@ func (a *Agent) autoCompact(ctx context.Context, turn int, plan *stepPlan, pendi
 	var ce *CompactionError
 	if errors.As(err, &ce) {
 		a.log.Warn("automatic compaction failed; continuing uncompacted", "err", ce.Cause)
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// overflowCompact compacts after the provider rejected a request for
+// exceeding the context window, whatever the estimate said. It reports
+// whether history was replaced; a failed attempt leaves the original error
+// to end the turn.
+func (a *Agent) overflowCompact(ctx context.Context, turn int, plan *stepPlan) (bool, error) {
+	if err := a.hist.sync(a.live); err != nil {
+		return false, err
+	}
+	r := selectRegion(a.hist.surface(), a.opts.Compaction.RetainRatio)
+	if r == nil {
+		return false, nil
+	}
+	err := a.compact(ctx, &turn, TriggerOverflow, plan, r)
+	var ce *CompactionError
+	if errors.As(err, &ce) {
+		a.log.Warn("compaction after a context overflow failed", "err", ce.Cause)
 		return false, nil
 	}
 	return err == nil, err

@@ -360,3 +360,32 @@ func TestPressureUsesReportedUsageAfterTheLastCompaction(t *testing.T) {
 		t.Errorf("large head: %d, want %d", got, byBytes-5+5000)
 	}
 }
+
+func TestContextOverflowCompactsAndRetriesTheRequestOnce(t *testing.T) {
+	overflow := failWith(&llm.Error{Failure: session.Failure{Code: llm.CodeContextExceeded, Message: "maximum context length exceeded", Status: 400}})
+	p := newFakeProvider(t, textReply("answer one"), textReply("answer two"), overflow, textReply(summaryText), textReply("answer three"))
+	h := newHarness(t, p, withOptions(compactionOn))
+	twoLongTurns(h)
+	first := len(h.events())
+	h.prompt("and gamma?")
+	ev := h.events()[first:]
+	expectTypes(t, ev,
+		"turn/start", "step/start", "user/message", "assistant/chunk*",
+		"compaction/start", "assistant/chunk*", "compaction/summary", "user/message", "compaction/end",
+		"assistant/chunk*", "assistant/message", "step/end", "turn/end")
+	if start := decode[CompactionStart](t, ofType(ev, session.TypeCompactionStart)[0]); start.Trigger != TriggerOverflow {
+		t.Errorf("trigger = %q", start.Trigger)
+	}
+	if r := lastTurnEnd(t, ev); r.Kind != session.EndCompleted {
+		t.Errorf("turn/end = %+v", r)
+	}
+	h.checkLog()
+
+	// A second overflow in the same step is the turn's error.
+	p.add(overflow, textReply(summaryText), overflow)
+	h.prompt("more")
+	if r := lastTurnEnd(t, h.events()); r.Kind != session.EndError || r.Error.Code != llm.CodeContextExceeded {
+		t.Errorf("turn/end after a second overflow = %+v", r)
+	}
+	h.checkLog()
+}

@@ -16,6 +16,7 @@ import (
 // same step, appends the assistant message and runs its tool calls.
 func (a *Agent) request(ctx context.Context, turn, step int, plan *stepPlan) (*session.TurnEndReason, error) {
 	retries, retryID := 0, ""
+	overflowed := false
 	for {
 		req, err := a.buildRequest(plan)
 		if err != nil {
@@ -33,6 +34,17 @@ func (a *Agent) request(ctx context.Context, turn, step int, plan *stepPlan) (*s
 		fin := att.asm.Finish()
 		if fin.Kind == llm.FinishError || fin.Kind == llm.FinishAborted {
 			failure := failureOfFinish(fin)
+			if failure.Code == llm.CodeContextExceeded && a.opts.Compaction.Enabled && !overflowed {
+				// The estimate missed: compact once and try again.
+				overflowed = true
+				compacted, err := a.overflowCompact(ctx, turn, plan)
+				if err != nil {
+					return nil, err
+				}
+				if compacted {
+					continue
+				}
+			}
 			delay, ok := a.opts.Retry.Delay(retries+1, failure, a.opts.Rand)
 			if !ok {
 				return nil, &failError{failure: failure}
