@@ -121,3 +121,23 @@ func TestAppendFailureEndsTheTurnAndKeepsTheLogConsistent(t *testing.T) {
 	}
 	h.checkLog()
 }
+
+func TestTurnThatCannotStartDropsTheQueueAndGoesIdle(t *testing.T) {
+	p := newFakeProvider(t)
+	h := newHarness(t, p)
+	h.sink.appendErr = func(e session.Event) error {
+		if e.Type == session.TypeTurnStart {
+			return errInjected
+		}
+		return nil
+	}
+	h.agent.Followup(UserText("one", "p1"))
+	h.agent.Followup(UserText("two", "p2"))
+	h.idle()
+	if n := len(h.events()); n != 0 {
+		t.Errorf("%d events logged", n)
+	}
+	if s := h.agent.Status(); s != StatusIdle {
+		t.Errorf("status = %s", s)
+	}
+}

@@ -264,3 +264,17 @@ func TestMaxTokensIsStickyAcrossLaterSteps(t *testing.T) {
 	}
 	h.checkLog()
 }
+
+func TestPromptAssemblyErrorEndsTheTurnWithAnUnknownFailure(t *testing.T) {
+	p := newFakeProvider(t)
+	h := newHarness(t, p)
+	if _, err := h.prompts.AddSection(prompt.Section{Name: "broken", Text: "Hello {{nobody}}"}); err != nil {
+		t.Fatal(err)
+	}
+	h.prompt("go")
+	ev := h.events()
+	expectTypes(t, ev, "turn/start", "turn/end")
+	if r := lastTurnEnd(t, ev); r.Kind != session.EndError || r.Error.Code != llm.CodeUnknown || !strings.Contains(r.Error.Message, "nobody") {
+		t.Errorf("turn/end = %+v", r.Error)
+	}
+}
