@@ -1,12 +1,22 @@
-// Package spill is the generic oversized-result spill policy and its local
-// store: a post-execute hook that moves a tool result larger than
-// plugins.spill.max_inline_bytes into a private file and shows the model a
-// head/tail preview with a notice naming that file, which the model reads
-// back with read or grep.
+// Package spill is the generic oversized-result spill policy (plugin
+// spill-policy) and its local store. A prepended post-execute middleware
+// lets every other post-execute handler settle first, then bounds the
+// accepted text content of a call: when it is larger than
+// plugins.spill.max_inline_bytes, the full text goes to a private file and
+// the model sees a head/tail preview followed by a notice naming the file,
+// which it reads back with read or grep.
 //
-// Invariants: the store creates 0700 directories and 0600 files with
-// exclusive create; results of read are never spilled; a spill failure never
-// turns a successful result into an error. Off by default, mounted when
-// plugins.spill.enabled is set. It depends on host packages only;
-// compositions mount it.
+// Invariants: the replacement never exceeds the cap (if even the notice does
+// not fit, the original stays inline); byte cuts never split a UTF-8
+// sequence and the notice counts the bytes actually dropped; results of
+// read, nested calls, value replacements, blocks and non-text content pass
+// through untouched; a spill failure only logs a warning and never turns a
+// success into an error or hides content. The local store writes under one
+// root, in a per-session 0700 directory, with exclusive 0600 creates that
+// never follow a symbolic link, and file names that no tool name can turn
+// into a path.
+//
+// Compositions mount the plugin when plugins.spill.enabled is set; it
+// depends on host packages only. Other code may use Policy and LocalStore
+// directly, for example to bound a durable copy with another store.
 package spill

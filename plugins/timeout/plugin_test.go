@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/seed-e9b4dba4/dsh/host"
+	"github.com/seed-e9b4dba4/dsh/host/config"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
 )
 
@@ -125,5 +126,28 @@ func TestTimeoutOfReadsOnlyToolTimeoutCauses(t *testing.T) {
 		if ok && r.Timeout != 2*time.Second {
 			t.Errorf("%s: reason %+v", tc.name, r)
 		}
+	}
+}
+
+func TestPluginStartsFromTheRealSessionQueryProfile(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := config.Load(config.Options{
+		Profile: "session-query",
+		Home:    dir,
+		Cwd:     dir,
+		Env:     func(string) (string, bool) { return "", false },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.Plugins.Timeout.Enabled {
+		t.Fatal("the session-query profile does not enable plugins.timeout")
+	}
+	b := newBareHost(t)
+	if err := b.h.Start([]host.Plugin{Plugin()}, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if b.reg.Execute.Len() != 1 {
+		t.Fatalf("%d execute wrappers", b.reg.Execute.Len())
 	}
 }
