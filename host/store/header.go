@@ -5,17 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"unicode/utf8"
 
 	"github.com/seed-e9b4dba4/dsh/host/session"
 )
 
 const headerType = "session"
-
-// maxSafeInteger is the largest integer a JavaScript reader of the same log
-// represents exactly; upstream refuses larger header numbers.
-const maxSafeInteger = 1<<53 - 1
 
 // headerLine is the on-disk shape of line 1: "type" first, then the header
 // fields in declaration order.
@@ -34,8 +29,9 @@ func encodeHeader(h session.Header) ([]byte, error) {
 	return session.Marshal(headerLine{Type: headerType, Header: h})
 }
 
-// decodeHeader parses and validates line 1.
-func decodeHeader(line []byte) (session.Header, error) {
+// decodeHeader parses line 1 and validates it for the session id (the
+// directory the log lives in).
+func decodeHeader(line []byte, id string) (session.Header, error) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return session.Header{}, errors.New("missing session header")
 	}
@@ -52,41 +48,20 @@ func decodeHeader(line []byte) (session.Header, error) {
 	if v.Type == nil || *v.Type != headerType {
 		return session.Header{}, errors.New(`first line is not a session header (type must be "session")`)
 	}
-	if err := validateHeader(v.Header); err != nil {
+	if err := validateHeader(v.Header, id); err != nil {
 		return session.Header{}, err
 	}
 	return v.Header, nil
 }
 
 // validateHeader applies the header rules of the store boundary
-// (session-query.md §1.1) except the id-matches-location check, which the
-// callers do because only they know the location.
-func validateHeader(h session.Header) error {
-	if h.Version != session.FormatVersion {
-		return fmt.Errorf("unsupported session format version %d (this dsh reads version %d)", h.Version, session.FormatVersion)
-	}
-	if err := validateID(h.ID); err != nil {
+// (session-query.md §1.1, session.ValidateHeader) for the session id, plus
+// the store's own rule that the id is usable as a directory name.
+func validateHeader(h session.Header, id string) error {
+	if err := session.ValidateHeader(h, id); err != nil {
 		return err
 	}
-	if h.CreatedAt < 0 || h.CreatedAt > maxSafeInteger {
-		return fmt.Errorf("createdAt %d is not a non-negative safe integer", h.CreatedAt)
-	}
-	if h.Cwd != nil && !filepath.IsAbs(*h.Cwd) {
-		return fmt.Errorf("cwd %q is not an absolute path", *h.Cwd)
-	}
-	if h.SeedLength != nil && (*h.SeedLength < 0 || *h.SeedLength > maxSafeInteger) {
-		return fmt.Errorf("seedLength %d is not a non-negative safe integer", *h.SeedLength)
-	}
-	if h.DelegationDepth != nil && (*h.DelegationDepth < 0 || *h.DelegationDepth > maxSafeInteger) {
-		return fmt.Errorf("delegationDepth %d is not a non-negative safe integer", *h.DelegationDepth)
-	}
-	if h.Origin != nil && *h.Origin != "subagent" {
-		return fmt.Errorf(`origin %q is not allowed (only "subagent")`, *h.Origin)
-	}
-	if h.Owner != nil && *h.Owner == "" {
-		return errors.New("owner must be a non-empty string when present")
-	}
-	return nil
+	return validateID(h.ID)
 }
 
 // maxIDLen keeps <id>/session.jsonl well inside NAME_MAX-limited components.

@@ -71,9 +71,8 @@ type logData struct {
 }
 
 // readLog reads the first size bytes of a log. Bytes after the last newline
-// are reported as torn, never decoded. wantID, when set, must match the
-// header's id (the directory the log lives in).
-func readLog(ctx context.Context, r io.ReaderAt, size int64, path, wantID string) (logData, error) {
+// are reported as torn, never decoded. The header's id must be id.
+func readLog(ctx context.Context, r io.ReaderAt, size int64, path, id string) (logData, error) {
 	lr := newLineReader(io.NewSectionReader(r, 0, size), readBufferSize)
 	var d logData
 	line, err := lr.next()
@@ -86,7 +85,7 @@ func readLog(ctx context.Context, r io.ReaderAt, size int64, path, wantID string
 	if err != nil {
 		return d, fmt.Errorf("read session log %s: %w", path, err)
 	}
-	if d.header, err = decodeHeaderFor(line, wantID); err != nil {
+	if d.header, err = decodeHeader(line, id); err != nil {
 		return d, &CorruptError{Path: path, Line: 1, Err: err}
 	}
 	for n := 2; ; n++ {
@@ -114,7 +113,7 @@ func readLog(ctx context.Context, r io.ReaderAt, size int64, path, wantID string
 }
 
 // readHeader reads only line 1 of a log.
-func readHeader(r io.ReaderAt, size int64, path, wantID string) (session.Header, error) {
+func readHeader(r io.ReaderAt, size int64, path, id string) (session.Header, error) {
 	lr := newLineReader(io.NewSectionReader(r, 0, min(size, maxHeaderLen+1)), 4096)
 	lr.limit = maxHeaderLen
 	line, err := lr.next()
@@ -126,20 +125,9 @@ func readHeader(r io.ReaderAt, size int64, path, wantID string) (session.Header,
 	case err != nil:
 		return session.Header{}, fmt.Errorf("read session log %s: %w", path, err)
 	}
-	h, err := decodeHeaderFor(line, wantID)
+	h, err := decodeHeader(line, id)
 	if err != nil {
 		return session.Header{}, &CorruptError{Path: path, Line: 1, Err: err}
-	}
-	return h, nil
-}
-
-func decodeHeaderFor(line []byte, wantID string) (session.Header, error) {
-	h, err := decodeHeader(line)
-	if err != nil {
-		return h, err
-	}
-	if wantID != "" && h.ID != wantID {
-		return h, fmt.Errorf("header id %q does not match the session directory %q", h.ID, wantID)
 	}
 	return h, nil
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 
 	"github.com/seed-e9b4dba4/dsh/host/session"
 )
@@ -45,7 +46,7 @@ var _ session.Sink = (*Writer)(nil)
 // directory fsyncs) and records a journal change. The seed must be a
 // contiguous log starting at seq 0.
 func (s *Store) Create(h session.Header, seed []session.Event) (*Writer, error) {
-	if err := validateHeader(h); err != nil {
+	if err := validateHeader(h, h.ID); err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
 	buf, err := encodeHeader(h)
@@ -208,7 +209,11 @@ func (w *Writer) rollback(werr error) error {
 			"restart dsh to repair the log on load", ErrPoisoned, w.id, werr, terr)
 		return w.poison
 	}
-	return fmt.Errorf("append to session log %s: %w (the events were not saved; the log is unchanged)", w.path, werr)
+	hint := ""
+	if errors.Is(werr, syscall.ENOSPC) {
+		hint = "; free some disk space and retry"
+	}
+	return fmt.Errorf("append to session log %s: %w (the events were not saved; the log is unchanged%s)", w.path, werr, hint)
 }
 
 // Flush makes every appended event durable (fsync), then records a journal

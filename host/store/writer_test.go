@@ -171,3 +171,52 @@ func fileSize(t *testing.T, path string) int64 {
 	}
 	return fi.Size()
 }
+
+func TestReadersSeeAPrefixWhileAWriterAppends(t *testing.T) {
+	fx := newFixture(t, Options{})
+	w := mustCreate(t, fx.s, testHeader("s-busy"))
+	script := crashScript(3, 150)
+	done := make(chan error, 1)
+	go func() {
+		for i, e := range script {
+			if err := w.Append(e); err != nil {
+				done <- err
+				return
+			}
+			if i%10 == 0 {
+				if err := w.Flush(); err != nil {
+					done <- err
+					return
+				}
+			}
+		}
+		done <- w.Close()
+	}()
+	for reads := 0; ; reads++ {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, events, err := fx.s.Inspect(t.Context(), "s-busy")
+			if err != nil || len(events) != len(script) {
+				t.Fatalf("final Inspect = %d events, %v", len(events), err)
+			}
+			t.Logf("%d concurrent reads", reads)
+			return
+		default:
+		}
+		_, events, err := fx.s.Inspect(t.Context(), "s-busy")
+		if err != nil {
+			t.Fatalf("Inspect during appends: %v", err)
+		}
+		for i, e := range events {
+			if !sameLine(e, script[i]) {
+				t.Fatalf("Inspect during appends returned a wrong event at %d", i)
+			}
+		}
+		if _, err := fx.s.List(t.Context()); err != nil {
+			t.Fatalf("List during appends: %v", err)
+		}
+	}
+}
