@@ -3,6 +3,7 @@ package spill
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"reflect"
 
@@ -23,17 +24,30 @@ type Config struct {
 	Root           string `mapstructure:"root" json:"root"`
 }
 
+// Options are the plugin's inputs that are not config.
+type Options struct {
+	// Random supplies spill file name nonces; nil means crypto/rand. A
+	// composition with deterministic ids (the snapshot profile) passes its
+	// own source.
+	Random io.Reader
+}
+
 // Plugin returns the spill policy with a LocalStore at plugins.spill.root.
-func Plugin() host.Plugin {
+func Plugin() host.Plugin { return PluginWith(Options{}) }
+
+// PluginWith is Plugin with explicit options.
+func PluginWith(opts Options) host.Plugin {
 	return host.Plugin{
 		Name:     PluginName,
 		Requires: []string{tools.ServiceKey.Name()},
 		Section:  "plugins.spill",
-		Apply:    apply,
+		Apply: func(h *host.Host, sec host.Section) (host.Dispose, error) {
+			return apply(h, sec, opts)
+		},
 	}
 }
 
-func apply(h *host.Host, sec host.Section) (host.Dispose, error) {
+func apply(h *host.Host, sec host.Section, opts Options) (host.Dispose, error) {
 	var cfg Config
 	if err := sec.Decode(&cfg); err != nil {
 		return nil, err
@@ -51,7 +65,7 @@ func apply(h *host.Host, sec host.Section) (host.Dispose, error) {
 	if err != nil {
 		return nil, err
 	}
-	store, err := NewLocalStore(LocalOptions{Root: cfg.Root})
+	store, err := NewLocalStore(LocalOptions{Root: cfg.Root, Random: opts.Random})
 	if err != nil {
 		return nil, err
 	}

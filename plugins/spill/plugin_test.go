@@ -99,16 +99,21 @@ func TestPluginSpillsToTheConfiguredRootAndDisposeRemovesIt(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	h, err := startPlugin(t, reg, `{"enabled":true,"max_inline_bytes":400,"root":`+jsonString(root)+`}`, nil)
-	if err != nil {
+	h := host.New(nil)
+	if _, err := host.Provide(h, tools.ServiceKey, "", reg); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close() })
+	section := `{"enabled":true,"max_inline_bytes":400,"root":` + jsonString(root) + `}`
+	if err := h.Start([]host.Plugin{PluginWith(Options{Random: fixedNonce()})}, sections{"plugins.spill": section}); err != nil {
 		t.Fatal(err)
 	}
 	live := session.NewLive(session.Header{ID: "s-9"}, nil, session.LiveOptions{})
 	res := reg.Run(context.Background(), &tools.Call{CallID: "c", Name: "big", Session: live})
 	got := session.JoinText(res.Content)
 	ref := Ref{Locator: locatorIn(t, got), RetrievalHint: RetrievalHint}
-	if filepath.Dir(ref.Locator) != sessionDir(root, "s-9") {
-		t.Errorf("locator %s is not in the session directory under the root", ref.Locator)
+	if want := filepath.Join(sessionDir(root, "s-9"), nonceHex+"-big.txt"); ref.Locator != want {
+		t.Errorf("locator %s, want %s (named from the injected nonce source)", ref.Locator, want)
 	}
 	if saved, _ := os.ReadFile(ref.Locator); string(saved) != big {
 		t.Errorf("spill file holds %d bytes, want the full %d", len(saved), len(big))

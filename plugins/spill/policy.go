@@ -3,7 +3,6 @@ package spill
 import (
 	"context"
 	"log/slog"
-	"strings"
 
 	"github.com/seed-e9b4dba4/dsh/host/hook"
 	"github.com/seed-e9b4dba4/dsh/host/session"
@@ -48,10 +47,11 @@ func (p *Policy) PostExecute(ctx context.Context, in tools.PostInput, next hook.
 	if content == nil {
 		content = in.Result.Content
 	}
-	text, ok := flatten(content)
-	if !ok || len(text) <= p.maxInline {
+	size, ok := textSize(content)
+	if !ok || size <= p.maxInline {
 		return dec
 	}
+	text := session.JoinText(content)
 	log := p.log.With("tool", call.Name, "callId", call.CallID, "bytes", len(text), "maxInlineBytes", p.maxInline)
 	if call.Session == nil || call.Session.ID() == "" {
 		log.Warn("spill-policy: oversized result kept inline: the call has no session to own the spill file")
@@ -78,15 +78,16 @@ func (p *Policy) PostExecute(ctx context.Context, in tools.PostInput, next hook.
 	return dec
 }
 
-// flatten concatenates text blocks without a separator; ok is false when a
-// block is not text, because such content cannot be previewed as text.
-func flatten(blocks []session.ContentBlock) (string, bool) {
-	var b strings.Builder
+// textSize is the byte length of the blocks' texts concatenated without a
+// separator; ok is false when a block is not text, because such content
+// cannot be previewed as text. It lets the common small result pass without
+// building the concatenation.
+func textSize(blocks []session.ContentBlock) (size int, ok bool) {
 	for _, blk := range blocks {
 		if blk.Type != session.BlockText {
-			return "", false
+			return 0, false
 		}
-		b.WriteString(blk.Text)
+		size += len(blk.Text)
 	}
-	return b.String(), true
+	return size, true
 }
