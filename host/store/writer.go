@@ -57,6 +57,9 @@ func (s *Store) Create(h session.Header, seed []session.Event) (*Writer, error) 
 	if buf, err = appendLines(buf, seed, 0); err != nil {
 		return nil, fmt.Errorf("create session %s: %w", h.ID, err)
 	}
+	// Ids are unique across workspaces. Two processes creating one id under
+	// two different cwds at the same instant could both pass this check;
+	// ids are random UUIDs, so only a caller reusing an id could get there.
 	if p, err := s.logPath(h.ID); err == nil {
 		return nil, fmt.Errorf("create session %s: %w (%s)", h.ID, ErrExists, p)
 	} else if !errors.Is(err, ErrNotFound) {
@@ -85,10 +88,9 @@ func (s *Store) createLocked(id, dir string, content []byte, n int, lock *sessio
 		return nil, fmt.Errorf("%w (%s)", ErrExists, path)
 	}
 	// Temporary files left by a create that crashed before its rename.
-	if stale, _ := filepath.Glob(filepath.Join(dir, ".session-*.tmp")); len(stale) > 0 {
-		for _, p := range stale {
-			_ = os.Remove(p)
-		}
+	stale, _ := filepath.Glob(filepath.Join(dir, ".session-*.tmp"))
+	for _, p := range stale {
+		_ = os.Remove(p)
 	}
 	if err := writeFileAtomic(dir, ".session-*.tmp", path, content); err != nil {
 		return nil, err
