@@ -2,6 +2,8 @@ package compositions
 
 import (
 	"fmt"
+	"io"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -58,4 +60,13 @@ func (c *clock) NewID() string {
 	n := c.next
 	c.mu.Unlock()
 	return fmt.Sprintf("00000000-0000-4000-8000-%012x", n)
+}
+
+// Random returns the entropy source for generated names (spill files): nil
+// (crypto/rand) normally, a fixed-seed stream when ids are sequential.
+func (c *clock) Random() io.Reader {
+	if !c.sequential {
+		return nil
+	}
+	return rand.NewChaCha8([32]byte{'d', 's', 'h'})
 }

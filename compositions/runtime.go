@@ -20,7 +20,7 @@ import (
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 	"github.com/seed-e9b4dba4/dsh/host/store"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
-
+	"github.com/seed-e9b4dba4/dsh/plugins/spill"
 	"github.com/seed-e9b4dba4/dsh/plugins/timeout"
 )
 
@@ -157,6 +157,9 @@ func (r *Runtime) plugins() []host.Plugin {
 	p := r.Config.Plugins
 	if p.Timeout.Enabled {
 		ps = append(ps, timeout.Plugin())
+	}
+	if p.Spill.Enabled {
+		ps = append(ps, spill.PluginWith(spill.Options{Random: r.clock.Random()}))
 	}
 	return ps
 }

@@ -125,7 +125,7 @@ func TestInvalidValuesAreRejected(t *testing.T) {
 		{"session_query.max_limit=9007199254740992", "session_query.max_limit", "must be an integer between 1 and 9007199254740990"},
 		{"plugins.session_query.search_timeout_ms=2147483648", "plugins.session_query.search_timeout_ms", "must be an integer between 1 and 2147483647"},
 		{"plugins.session_query.max_search_results=0", "plugins.session_query.max_search_results", "must be an integer between 1 and 9007199254740991 (got 0)"},
-		{"plugins.spill.max_inline_bytes=0", "plugins.spill.max_inline_bytes", "must be a positive integer"},
+		{"plugins.spill.max_inline_bytes=-1", "plugins.spill.max_inline_bytes", "must be an integer of at least 0"},
 		{"llm.base_url=ftp://example.com", "llm.base_url", "must be an http or https URL"},
 		{"llm.base_url=api.deepseek.com", "llm.base_url", "must be an http or https URL"},
 		{"llm.api_key_env=1KEY", "llm.api_key_env", "must be an environment variable name"},

@@ -54,7 +54,7 @@ var rules = map[string]rule{
 	"session_query.persisted_inspect_concurrency": intIn(1, maxSafeLimit+1),
 	"plugins.session_query.max_search_results":    intIn(1, maxSafeLimit+1),
 	"plugins.session_query.search_timeout_ms":     intIn(1, maxTimerMs),
-	"plugins.spill.max_inline_bytes":              intAtLeast(1),
+	"plugins.spill.max_inline_bytes":              intAtLeast(0),
 	"tui.max_tool_output_lines":                   intAtLeast(1),
 	"compaction.threshold_ratio":                  floatIn(0, 1, false),
 	"compaction.retain_ratio":                     floatIn(0, 1, false),

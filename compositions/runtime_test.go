@@ -1,0 +1,174 @@
+package compositions
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/seed-e9b4dba4/dsh/host"
+	"github.com/seed-e9b4dba4/dsh/host/agent"
+	"github.com/seed-e9b4dba4/dsh/host/config"
+	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+	"github.com/seed-e9b4dba4/dsh/internal/fakellm"
+)
+
+// loadConfig loads the layered config for a hermetic home, with extra
+// --set style overrides.
+func loadConfig(t *testing.T, profile string, set ...string) (*config.Config, string) {
+	t.Helper()
+	root := t.TempDir()
+	home, cwd := filepath.Join(root, "home"), filepath.Join(root, "work")
+	for _, d := range []string{home, cwd} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := config.Load(config.Options{
+		Profile: profile, Home: home, Cwd: cwd, Set: set,
+		Env: func(string) (string, bool) { return "", false },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, cwd
+}
+
+func newRuntime(t *testing.T, kind Kind, cfg *config.Config) *Runtime {
+	t.Helper()
+	rt, err := New(t.Context(), Options{Config: cfg, Kind: kind})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := rt.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return rt
+}
+
+func toolNames(rt *Runtime) string {
+	var names []string
+	for _, s := range rt.Tools.Schemas() {
+		names = append(names, s.Name)
+	}
+	return strings.Join(names, ",")
+}
+
+func TestCompositionsMountTheQueryServiceExceptHeadless(t *testing.T) {
+	for _, kind := range []Kind{ACP, TUI, Headless} {
+		t.Run(string(kind), func(t *testing.T) {
+			cfg, _ := loadConfig(t, "")
+			rt := newRuntime(t, kind, cfg)
+			_, mounted := host.Get(rt.Host, sessionquery.ServiceKey)
+			if mounted != (kind != Headless) || (rt.Query != nil) != mounted {
+				t.Fatalf("session-query mounted = %v for %s", mounted, kind)
+			}
+			if got := toolNames(rt); got != "bash,edit,glob,grep,read,todo_write,write" {
+				t.Fatalf("default roster = %s", got)
+			}
+		})
+	}
+}
+
+func TestNewSessionPersistsAndResumeContinuesTheLog(t *testing.T) {
+	srv := fakellm.New(fakellm.Reply{Text: "first answer"}, fakellm.Reply{Text: "second answer"})
+	defer srv.Close()
+	cfg, cwd := loadConfig(t, "", "llm.base_url="+srv.URL, "llm.api_key=k")
+	rt := newRuntime(t, TUI, cfg)
+
+	a, err := rt.NewSession(t.Context(), cwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := a.ID()
+	a.Followup(agent.UserText("hello", rt.NewID()))
+	if err := a.WhenIdle(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.CloseSession(a); err != nil {
+		t.Fatal(err)
+	}
+	if _, live := rt.Sessions.Get(id); live {
+		t.Fatal("a closed session stays live")
+	}
+
+	b, err := rt.ResumeSession(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Followup(agent.UserText("again", rt.NewID()))
+	if err := b.WhenIdle(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	_, events := b.Session().Snapshot()
+	var reasons, answers []string
+	for _, e := range events {
+		switch e.Type {
+		case session.TypeRequestHeader:
+			var rh session.RequestHeader
+			_ = e.DecodeData(&rh)
+			reasons = append(reasons, rh.Reason)
+		case session.TypeAssistantMessage:
+			var m session.AssistantMessage
+			_ = e.DecodeData(&m)
+			answers = append(answers, session.JoinText(m.Message.Content))
+		}
+	}
+	if strings.Join(reasons, ",") != "initial,resume" || strings.Join(answers, ",") != "first answer,second answer" {
+		t.Fatalf("reasons %v answers %v", reasons, answers)
+	}
+	if _, err := rt.ResumeSession(t.Context(), id); err != nil {
+		t.Fatalf("resuming a session the runtime already drives: %v", err)
+	}
+}
+
+func TestForkSeedsAChildInTheSameWorkspace(t *testing.T) {
+	srv := fakellm.New(fakellm.Reply{Text: "answer"})
+	defer srv.Close()
+	cfg, cwd := loadConfig(t, "", "llm.base_url="+srv.URL, "llm.api_key=k")
+	rt := newRuntime(t, TUI, cfg)
+	a, err := rt.NewSession(t.Context(), cwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Followup(agent.UserText("hello", rt.NewID()))
+	if err := a.WhenIdle(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	child, err := rt.ForkSession(t.Context(), a.ID(), session.ForkLatest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, events := child.Session().Snapshot()
+	if h.ParentSession == nil || *h.ParentSession != a.ID() || h.CwdOrEmpty() != cwd || h.SeedLength == nil {
+		t.Fatalf("child header %+v", h)
+	}
+	if last := events[len(events)-1]; last.Type != session.TypeEndSeed || last.Seq != *h.SeedLength {
+		t.Fatalf("first live write is %s at %d", last.Type, last.Seq)
+	}
+}
+
+func TestSnapshotDeterminismKnobs(t *testing.T) {
+	cfg, cwd := loadConfig(t, "", "runtime.clock=fixed", "runtime.fixed_time_ms=1700000000000", "runtime.ids=sequential")
+	rt := newRuntime(t, Headless, cfg)
+	a, err := rt.NewSession(context.Background(), cwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := a.Session().Header()
+	if h.ID != "00000000-0000-4000-8000-000000000001" || h.CreatedAt != 1700000000000 {
+		t.Fatalf("header %+v", h)
+	}
+}
+
+func TestRelativeWorkspaceIsRefused(t *testing.T) {
+	cfg, _ := loadConfig(t, "")
+	rt := newRuntime(t, Headless, cfg)
+	if _, err := rt.NewSession(t.Context(), "relative/dir"); err == nil || !strings.Contains(err.Error(), "absolute") {
+		t.Fatalf("err = %v", err)
+	}
+}
