@@ -172,3 +172,28 @@ func TestRelativeWorkspaceIsRefused(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestRuntimeContextNamesWorkspaceDateAndMode(t *testing.T) {
+	srv := fakellm.New(fakellm.Reply{Text: "ok"})
+	defer srv.Close()
+	cfg, cwd := loadConfig(t, "", "llm.base_url="+srv.URL, "llm.api_key=k",
+		"runtime.clock=fixed", "runtime.fixed_time_ms=1700000000000", "permissions.mode=accept-edits")
+	rt := newRuntime(t, TUI, cfg)
+	a, err := rt.NewSession(t.Context(), cwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Followup(agent.UserText("hi", rt.NewID()))
+	if err := a.WhenIdle(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	req := string(srv.Requests()[0])
+	for _, want := range []string{"Working directory: " + cwd + ". Today's date: 2023-11-14.", "accept-edits"} {
+		if !strings.Contains(req, want) {
+			t.Fatalf("request lacks %q:\n%s", want, req)
+		}
+	}
+	if strings.Contains(req[:strings.Index(req, `"role":"user"`)], "2023-11-14") {
+		t.Fatal("the date must not be in the system prompt")
+	}
+}
