@@ -20,6 +20,7 @@ import (
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 	"github.com/seed-e9b4dba4/dsh/host/store"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
+	sqtools "github.com/seed-e9b4dba4/dsh/plugins/sessionquery"
 	"github.com/seed-e9b4dba4/dsh/plugins/spill"
 	"github.com/seed-e9b4dba4/dsh/plugins/timeout"
 )
@@ -155,6 +156,9 @@ func provide[T any](h *host.Host, k host.Key[T], v T) func() error {
 func (r *Runtime) plugins() []host.Plugin {
 	ps := []host.Plugin{permissions.Plugin(), codingtools.Plugin()}
 	p := r.Config.Plugins
+	if r.Kind.mountsQuery() && p.SessionQuery.Enabled {
+		ps = append(ps, sqtools.Plugin())
+	}
 	if p.Timeout.Enabled {
 		ps = append(ps, timeout.Plugin())
 	}

@@ -197,3 +197,18 @@ func TestRuntimeContextNamesWorkspaceDateAndMode(t *testing.T) {
 		t.Fatal("the date must not be in the system prompt")
 	}
 }
+
+func TestSessionQueryProfileAddsTheFiveToolsExceptHeadless(t *testing.T) {
+	const five = "session_event_read,session_event_search,session_event_trace,session_search,session_trace"
+	for _, kind := range []Kind{ACP, TUI, Headless} {
+		t.Run(string(kind), func(t *testing.T) {
+			cfg, _ := loadConfig(t, "session-query")
+			rt := newRuntime(t, kind, cfg)
+			got := toolNames(rt)
+			has := strings.Contains(got, five)
+			if has != (kind != Headless) {
+				t.Fatalf("%s roster = %s", kind, got)
+			}
+		})
+	}
+}
