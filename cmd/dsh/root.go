@@ -52,6 +52,7 @@ func (g *globals) loadConfig() (*config.Config, error) {
 // commands lists every subcommand constructor; each lives in its own file.
 func commands() []func(*globals) *cobra.Command {
 	return []func(*globals) *cobra.Command{
+		newACPCmd,
 		newConfigCmd,
 		newRunCmd,
 		newVersionCmd,

@@ -1,0 +1,30 @@
+package compositions
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/seed-e9b4dba4/dsh/host/acp"
+)
+
+// ServeACP runs the ACP front end over r until in ends (or ctx is done):
+// the editor's frames arrive on in, ours leave on out, which must carry
+// nothing else. Sessions it opened are closed and flushed before it
+// returns; r itself stays open for the caller to Close.
+func ServeACP(ctx context.Context, r *Runtime, in io.Reader, out io.Writer, version string) error {
+	if r.Kind != ACP {
+		return errors.New("compositions: ServeACP needs a runtime of kind acp")
+	}
+	return acp.Serve(ctx, in, out, acp.Options{
+		Sessions:     r,
+		Catalog:      r.Query,
+		Tools:        r.Tools,
+		Permissions:  r.Permissions,
+		LastActivity: r.LastActivity,
+		Models:       r.Provider.Models(),
+		Version:      version,
+		Log:          r.Log.With("component", "acp"),
+		NewID:        r.NewID,
+	})
+}

@@ -1,0 +1,27 @@
+// Package acp is dsh's Agent Client Protocol front end: an ACP agent, built on
+// github.com/coder/acp-go-sdk, that serves editors (Zed and other ACP
+// clients) over newline-delimited JSON-RPC on a reader and a writer.
+//
+// It maps the protocol onto the host: session/new, session/load (which
+// replays the persisted conversation before answering), session/resume and
+// session/close onto the composition's agents; session/list onto the
+// session-query service; session/prompt onto Agent.Followup, streaming the
+// session's events as they are appended (text and reasoning deltas, tool
+// calls and results, plans, titles, retry notices); session/request_permission
+// onto the tool registry's approver; permission modes and the model onto
+// modes and configOptions.
+//
+// Invariants: the writer carries protocol frames only; updates of a session
+// are written in log order by one goroutine the session owns, and a prompt is
+// answered only after its agent is idle and every update of the turn was
+// written; a cancelled prompt answers stopReason "cancelled" and its final
+// updates are still delivered; bad input (frames that are not JSON, oversized
+// lines, unknown methods, invalid params) gets a JSON-RPC error and the
+// connection lives on; the end of the input closes every session, flushing
+// its log.
+//
+// The package never imports compositions: a composition hands it what it
+// needs through Options (the Sessions factory, the session Catalog, the tool
+// registry, the permissions service, the model catalog). cmd/dsh reaches it
+// through compositions.
+package acp

@@ -1,0 +1,217 @@
+package acp
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"regexp"
+	"sync"
+)
+
+// JSON-RPC error codes the frame filter answers with.
+const (
+	codeParseError     = -32700
+	codeInvalidRequest = -32600
+)
+
+// frameWriter serializes whole frames onto the output: the SDK writes each
+// frame with one Write call, and the filter's own error frames take the same
+// lock, so frames never interleave.
+type frameWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (f *frameWriter) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.w.Write(p)
+}
+
+// errorFrame writes a JSON-RPC error response; id nil means "null".
+func (f *frameWriter) errorFrame(id json.RawMessage, code int, message string) error {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	b, err := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}{JSONRPC: "2.0", ID: id, Error: struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}{code, message}})
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(b, '\n'))
+	return err
+}
+
+// frameFilter reads the client's lines and forwards only well-formed
+// JSON-RPC messages to the SDK. The SDK drops a line that is not JSON
+// without answering and ends the connection on a line over its buffer; the
+// filter answers both with an error frame instead, so a client always hears
+// back and the agent stays up.
+type frameFilter struct {
+	in  io.Reader
+	out *io.PipeWriter // to the SDK
+	w   *frameWriter
+	max int
+	log *slog.Logger
+}
+
+// run copies frames until the input ends, then closes the SDK's side.
+func (f *frameFilter) run() {
+	err := f.copy()
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	_ = f.out.CloseWithError(err)
+}
+
+func (f *frameFilter) copy() error {
+	r := bufio.NewReaderSize(f.in, 64<<10)
+	var line []byte
+	for {
+		line = line[:0]
+		size := 0 // bytes of the current line, newline excluded
+		var prefix []byte
+		var err error
+		for {
+			var chunk []byte
+			chunk, err = r.ReadSlice('\n')
+			size += len(bytes.TrimSuffix(chunk, []byte{'\n'}))
+			switch {
+			case size > f.max:
+				if prefix == nil {
+					prefix = make([]byte, 0, idScanBytes)
+					prefix = append(prefix, line[:min(len(line), idScanBytes)]...)
+					prefix = append(prefix, chunk[:min(len(chunk), idScanBytes-len(prefix))]...)
+					line = line[:0]
+				}
+			default:
+				line = append(line, chunk...)
+			}
+			if err != bufio.ErrBufferFull {
+				break
+			}
+		}
+		if size > f.max {
+			if werr := f.oversized(prefix, size); werr != nil {
+				return werr
+			}
+		} else if ferr := f.frame(line); ferr != nil {
+			return ferr
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// oversized answers a line longer than the SDK accepts.
+func (f *frameFilter) oversized(prefix []byte, size int) error {
+	f.log.Warn("acp: dropped an oversized frame", "bytes", size, "limit", f.max)
+	msg := fmt.Sprintf("Invalid request: the frame is %d bytes, over the limit of %d bytes; "+
+		"send large content as a resource link instead of embedding it", size, f.max)
+	return f.w.errorFrame(scanID(prefix), codeInvalidRequest, msg)
+}
+
+// frame validates one complete line and forwards it or answers it.
+func (f *frameFilter) frame(line []byte) error {
+	trimmed := bytes.TrimSpace(line)
+	if len(trimmed) == 0 {
+		return nil
+	}
+	if !json.Valid(trimmed) {
+		f.log.Warn("acp: answered a frame that is not JSON", "bytes", len(trimmed))
+		return f.w.errorFrame(nil, codeParseError, "Parse error: the frame is not valid JSON; send one JSON-RPC message per line")
+	}
+	id, problem := checkMessage(trimmed)
+	if problem != "" {
+		f.log.Warn("acp: answered an invalid JSON-RPC message", "problem", problem)
+		return f.w.errorFrame(id, codeInvalidRequest, "Invalid request: "+problem)
+	}
+	if _, err := f.out.Write(append(trimmed, '\n')); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkMessage returns the request id (when usable) and what makes the
+// message invalid, or "" when the SDK can take it.
+func checkMessage(raw []byte) (json.RawMessage, string) {
+	if raw[0] != '{' {
+		return nil, "a JSON-RPC message must be a JSON object (batches are not supported)"
+	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method json.RawMessage `json:"method"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, "the message is not a JSON-RPC object"
+	}
+	var id json.RawMessage
+	if m.ID != nil {
+		if !validID(m.ID) {
+			return nil, "id must be a string, a number or null"
+		}
+		id = m.ID
+	}
+	if m.Method != nil {
+		var method string
+		if json.Unmarshal(m.Method, &method) != nil || method == "" {
+			return id, "method must be a non-empty string"
+		}
+		return id, ""
+	}
+	if m.ID == nil {
+		return nil, "the message has neither a method nor an id"
+	}
+	if m.Result == nil && m.Error == nil {
+		return id, "a response needs a result or an error"
+	}
+	return id, ""
+}
+
+func validID(raw json.RawMessage) bool {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return false
+	}
+	switch v.(type) {
+	case nil, string, float64:
+		return true
+	}
+	return false
+}
+
+// idScanBytes is how much of an oversized frame is searched for its id.
+const idScanBytes = 4096
+
+// topLevelID finds "id": <number or string> before any "params" key, which
+// is where clients put the request id; ids nested in params are ignored.
+var topLevelID = regexp.MustCompile(`"id"\s*:\s*(-?[0-9]+|"(?:[^"\\]|\\.){0,256}")`)
+
+// scanID returns the id of an oversized request, or nil when it cannot be
+// told from the frame's first bytes.
+func scanID(prefix []byte) json.RawMessage {
+	if p := bytes.Index(prefix, []byte(`"params"`)); p >= 0 {
+		prefix = prefix[:p]
+	}
+	m := topLevelID.FindSubmatch(prefix)
+	if m == nil || !json.Valid(m[1]) {
+		return nil
+	}
+	return json.RawMessage(append([]byte(nil), m[1]...))
+}

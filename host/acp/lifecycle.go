@@ -1,0 +1,218 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+)
+
+// ProtocolVersion is the ACP version dsh speaks.
+const ProtocolVersion = 1
+
+// Initialize advertises what works: session load, list, resume and close;
+// prompts of text, resource links and embedded text resources. There is no
+// authentication (the model key comes from the configuration).
+func (s *server) Initialize(context.Context, sdk.InitializeRequest) (sdk.InitializeResponse, error) {
+	return sdk.InitializeResponse{
+		ProtocolVersion: ProtocolVersion,
+		AgentInfo:       &sdk.Implementation{Name: "dsh", Version: s.opts.Version},
+		AgentCapabilities: sdk.AgentCapabilities{
+			LoadSession: true,
+			PromptCapabilities: sdk.PromptCapabilities{
+				EmbeddedContext: true,
+			},
+			SessionCapabilities: sdk.SessionCapabilities{
+				List:   &sdk.SessionListCapabilities{},
+				Resume: &sdk.SessionResumeCapabilities{},
+				Close:  &sdk.SessionCloseCapabilities{},
+			},
+		},
+		AuthMethods: []sdk.AuthMethod{},
+	}, nil
+}
+
+// Authenticate succeeds: dsh advertises no auth methods.
+func (s *server) Authenticate(context.Context, sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
+	return sdk.AuthenticateResponse{}, nil
+}
+
+// NewSession creates a persisted session in the request's workspace.
+func (s *server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
+	done, err := s.enter()
+	if err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
+	defer done()
+	cwd, err := s.workspace(p.Cwd, p.AdditionalDirectories, len(p.McpServers))
+	if err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
+	a, err := s.opts.Sessions.NewSession(ctx, cwd)
+	if err != nil {
+		return sdk.NewSessionResponse{}, internalError("cannot create a session: %v", err)
+	}
+	ss, err := s.attach(a, nil)
+	if err != nil {
+		return sdk.NewSessionResponse{}, errors.Join(err, s.opts.Sessions.CloseSession(a))
+	}
+	return sdk.NewSessionResponse{SessionId: sdk.SessionId(ss.id), Modes: s.modeState(ss), ConfigOptions: s.configOptions(ss)}, nil
+}
+
+// LoadSession reopens a persisted session of this workspace and replays its
+// conversation before answering.
+func (s *server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
+	done, err := s.enter()
+	if err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
+	defer done()
+	ss, err := s.reopen(ctx, string(p.SessionId), p.Cwd, p.AdditionalDirectories, len(p.McpServers), true)
+	if err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
+	ss.flush()
+	return sdk.LoadSessionResponse{Modes: s.modeState(ss), ConfigOptions: s.configOptions(ss)}, nil
+}
+
+// ResumeSession reattaches a persisted session without replaying it.
+func (s *server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
+	done, err := s.enter()
+	if err != nil {
+		return sdk.ResumeSessionResponse{}, err
+	}
+	defer done()
+	ss, err := s.reopen(ctx, string(p.SessionId), p.Cwd, p.AdditionalDirectories, len(p.McpServers), false)
+	if err != nil {
+		return sdk.ResumeSessionResponse{}, err
+	}
+	return sdk.ResumeSessionResponse{Modes: s.modeState(ss), ConfigOptions: s.configOptions(ss)}, nil
+}
+
+// reopen checks that id is a session of cwd, resumes it (taking its log's
+// lock and repairing a crashed tail) and attaches it, queueing the replay of
+// its log when replay is set. A session this connection already has is
+// replayed from its live log.
+func (s *server) reopen(ctx context.Context, id, reqCwd string, extra []string, mcp int, replay bool) (*sess, error) {
+	cwd, err := s.workspace(reqCwd, extra, mcp)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.inWorkspace(ctx, id, cwd); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	ss, attached := s.sessions[id]
+	s.mu.Unlock()
+	if attached {
+		if replay {
+			for _, e := range ss.live.Events(0) {
+				ss.out.Push(ss.tr.replay(e)...)
+			}
+		}
+		return ss, nil
+	}
+	a, err := s.opts.Sessions.ResumeSession(ctx, id)
+	if err != nil {
+		return nil, internalError("cannot open session %s: %v", id, err)
+	}
+	var events []session.Event
+	if replay {
+		events = a.Session().Events(0)
+	}
+	ss, err = s.attach(a, events)
+	if err != nil {
+		return nil, errors.Join(err, s.opts.Sessions.CloseSession(a))
+	}
+	return ss, nil
+}
+
+// inWorkspace refuses a session that does not exist or belongs to another
+// workspace with the same message, so a probe learns nothing about other
+// workspaces.
+func (s *server) inWorkspace(ctx context.Context, id, cwd string) error {
+	notHere := invalidParams("session %s was not found in this workspace", id)
+	if id == "" {
+		return invalidParams("sessionId is required")
+	}
+	results, err := s.opts.Catalog.ReadTitleSnapshots(ctx, []string{id})
+	if err != nil {
+		return internalError("cannot read session %s: %v", id, err)
+	}
+	if len(results) != 1 {
+		return notHere
+	}
+	r := results[0]
+	if r.Status != sessionquery.Fulfilled || r.Value == nil {
+		var qe *sessionquery.Error
+		if !errors.As(r.Reason, &qe) || qe.Code != sessionquery.CodeSessionNotFound {
+			s.log.Warn("acp: session not readable", "session", id, "err", r.Reason)
+		}
+		return notHere
+	}
+	if r.Value.Session.CwdOrEmpty() != cwd {
+		return notHere
+	}
+	return nil
+}
+
+// CloseSession cancels the session's work, flushes its log and forgets it.
+func (s *server) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
+	done, err := s.enter()
+	if err != nil {
+		return sdk.CloseSessionResponse{}, err
+	}
+	defer done()
+	s.mu.Lock()
+	ss, ok := s.sessions[string(p.SessionId)]
+	delete(s.sessions, string(p.SessionId))
+	s.mu.Unlock()
+	if !ok {
+		return sdk.CloseSessionResponse{}, invalidParams("unknown session: %s", p.SessionId)
+	}
+	if err := ss.close(s.opts.Sessions); err != nil {
+		return sdk.CloseSessionResponse{}, internalError("closing session %s: %v", ss.id, err)
+	}
+	return sdk.CloseSessionResponse{}, nil
+}
+
+// workspace validates a request's cwd: absolute, existing, a directory. MCP
+// servers are accepted and ignored until dsh supports them; additional
+// directories are not advertised and refused.
+func (s *server) workspace(cwd string, extra []string, mcp int) (string, error) {
+	if !filepath.IsAbs(cwd) {
+		return "", invalidParams("cwd must be an absolute path: %s", cwd)
+	}
+	if len(extra) > 0 {
+		return "", invalidParams("additionalDirectories is not supported")
+	}
+	cwd = filepath.Clean(cwd)
+	fi, err := os.Stat(cwd)
+	switch {
+	case err != nil:
+		return "", invalidParams("cwd %s cannot be used: %v", cwd, unwrapPath(err))
+	case !fi.IsDir():
+		return "", invalidParams("cwd is not a directory: %s", cwd)
+	}
+	if mcp > 0 {
+		s.log.Warn("acp: ignoring the client's MCP servers; dsh does not support MCP yet", "servers", mcp)
+	}
+	return cwd, nil
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		if errors.Is(pe.Err, os.ErrNotExist) {
+			return fmt.Errorf("no such directory")
+		}
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,94 @@
+package acp
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+)
+
+func TestListPagesNewestFirstWithTitlesAndUpdatedAt(t *testing.T) {
+	w := newWorld(t)
+	last := map[string]time.Time{}
+	h := start(t, w, func(o *Options) {
+		o.PageSize = 2
+		o.LastActivity = func(_ context.Context, id string) (time.Time, bool) {
+			at, ok := last[id]
+			return at, ok
+		}
+	})
+	mine, other := workspace(t), workspace(t)
+	var ids []sdk.SessionId
+	for range 3 {
+		ids = append(ids, h.newSession(mine))
+	}
+	h.newSession(other)
+	w.provider.add(reply("", "ok"))
+	if _, err := h.prompt(ids[0], "name this session"); err != nil {
+		t.Fatal(err)
+	}
+	last[string(ids[1])] = time.UnixMilli(1_800_000_000_000)
+
+	first, err := h.conn.ListSessions(h.ctx, sdk.ListSessionsRequest{Cwd: &mine})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.NextCursor == nil || len(first.Sessions) != 2 {
+		t.Fatalf("first page = %+v", first)
+	}
+	second, err := h.conn.ListSessions(h.ctx, sdk.ListSessionsRequest{Cwd: &mine, Cursor: first.NextCursor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.NextCursor != nil || len(second.Sessions) != 1 {
+		t.Fatalf("second page = %+v", second)
+	}
+	all := append(first.Sessions, second.Sessions...)
+	var got []sdk.SessionId
+	for _, s := range all {
+		got = append(got, s.SessionId)
+		if s.Cwd != mine {
+			t.Errorf("%s has cwd %s", s.SessionId, s.Cwd)
+		}
+	}
+	if want := []sdk.SessionId{ids[2], ids[1], ids[0]}; !slices.Equal(got, want) {
+		t.Errorf("order = %v, want newest first %v", got, want)
+	}
+	titled := all[2]
+	if titled.Title == nil || *titled.Title != "name this session" {
+		t.Errorf("title = %v", titled.Title)
+	}
+	if titled.UpdatedAt == nil || *titled.UpdatedAt != "2026-01-01T00:00:00.000Z" {
+		t.Errorf("updatedAt of the prompted session = %v (its title time)", titled.UpdatedAt)
+	}
+	if u := all[1].UpdatedAt; u == nil || *u != "2027-01-15T08:00:00.000Z" {
+		t.Errorf("updatedAt from the last activity = %v", u)
+	}
+	if all[0].Title != nil {
+		t.Errorf("untitled session has title %q", *all[0].Title)
+	}
+
+	everything, err := h.conn.ListSessions(h.ctx, sdk.ListSessionsRequest{})
+	if err != nil || len(everything.Sessions) != 2 || everything.NextCursor == nil {
+		t.Fatalf("unfiltered first page = %+v, %v", everything, err)
+	}
+}
+
+func TestListRejectsBadCursorAndRelativeCwd(t *testing.T) {
+	h := start(t, newWorld(t))
+	for name, req := range map[string]sdk.ListSessionsRequest{
+		"cursor": {Cursor: sdk.Ptr("%%%")},
+		"cwd":    {Cwd: sdk.Ptr("relative/dir")},
+	} {
+		_, err := h.conn.ListSessions(h.ctx, req)
+		if re, ok := err.(*sdk.RequestError); !ok || re.Code != -32602 {
+			t.Errorf("%s: error = %v, want invalid params", name, err)
+		}
+	}
+	resp, err := h.conn.ListSessions(h.ctx, sdk.ListSessionsRequest{Cwd: sdk.Ptr(workspace(t))})
+	if err != nil || resp.Sessions == nil || len(resp.Sessions) != 0 {
+		t.Errorf("empty workspace = %+v, %v", resp, err)
+	}
+}

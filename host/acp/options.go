@@ -1,0 +1,103 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/seed-e9b4dba4/dsh/host/agent"
+	"github.com/seed-e9b4dba4/dsh/host/llm"
+	"github.com/seed-e9b4dba4/dsh/host/permissions"
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+	"github.com/seed-e9b4dba4/dsh/host/tools"
+)
+
+// Sessions creates, reopens and closes the agents that drive ACP sessions.
+// The composition's runtime implements it.
+type Sessions interface {
+	// NewSession creates a persisted session in cwd, an absolute directory.
+	NewSession(ctx context.Context, cwd string) (*agent.Agent, error)
+	// ResumeSession reopens a persisted session (or returns the agent that
+	// already drives it in this process).
+	ResumeSession(ctx context.Context, id string) (*agent.Agent, error)
+	// CloseSession cancels a's work, flushes and closes its log.
+	CloseSession(a *agent.Agent) error
+}
+
+// Catalog is the part of the session-query service that session/list and
+// session/load use; *sessionquery.Service implements it.
+type Catalog interface {
+	FilterSessions(ctx context.Context, filters []sessionquery.SessionFilter) ([]sessionquery.SessionRecord, error)
+	ReadTitleSnapshots(ctx context.Context, ids []string) ([]sessionquery.TitleResult, error)
+}
+
+// DefaultPageSize is the number of sessions one session/list page holds.
+const DefaultPageSize = 50
+
+// MaxFrameBytes is the largest inbound line the SDK accepts; a longer line
+// is answered with an error instead of ending the connection.
+const MaxFrameBytes = 10 << 20
+
+// Options configures Serve. Sessions, Catalog, Tools and Permissions are
+// required.
+type Options struct {
+	Sessions    Sessions
+	Catalog     Catalog
+	Tools       *tools.Registry
+	Permissions *permissions.Service
+	// LastActivity returns the time of a session's last event, for the
+	// updatedAt of session/list; nil (or false) falls back to the title's
+	// time, then to the creation time.
+	LastActivity func(ctx context.Context, id string) (time.Time, bool)
+	// Models is the model catalog offered as the "model" config option.
+	Models []llm.ModelInfo
+	// Version is reported as agentInfo.version.
+	Version string
+	// Log receives diagnostics; nil discards them. It must not write to
+	// the output, which carries frames only.
+	Log *slog.Logger
+	// NewID mints prompt message ids; nil uses random UUIDs.
+	NewID func() string
+	// PageSize is the session/list page size; 0 means DefaultPageSize.
+	PageSize int
+	// MaxFrameBytes bounds inbound lines; 0 means MaxFrameBytes.
+	MaxFrameBytes int
+}
+
+func (o Options) withDefaults() (Options, error) {
+	var errs []error
+	if o.Sessions == nil {
+		errs = append(errs, errors.New("acp: Options.Sessions is required"))
+	}
+	if o.Catalog == nil {
+		errs = append(errs, errors.New("acp: Options.Catalog is required"))
+	}
+	if o.Tools == nil {
+		errs = append(errs, errors.New("acp: Options.Tools is required"))
+	}
+	if o.Permissions == nil {
+		errs = append(errs, errors.New("acp: Options.Permissions is required"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return o, err
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.NewID == nil {
+		o.NewID = uuid.NewString
+	}
+	if o.PageSize <= 0 {
+		o.PageSize = DefaultPageSize
+	}
+	if o.MaxFrameBytes <= 0 || o.MaxFrameBytes > MaxFrameBytes {
+		o.MaxFrameBytes = MaxFrameBytes
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+	return o, nil
+}

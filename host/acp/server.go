@@ -1,0 +1,150 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/seed-e9b4dba4/dsh/host/tools"
+)
+
+// Serve runs the ACP agent over in (the client's frames) and out (ours)
+// until the input ends or ctx is done, then closes every session it opened,
+// flushing their logs. The end of the input is a clean shutdown: Serve then
+// returns nil unless closing a session failed.
+//
+// While it runs, Serve installs the connection's approver on opts.Tools;
+// calls of sessions it does not own go to the approver that was installed
+// before. When ctx ends while in is blocked in Read, the goroutine reading
+// in stays blocked until that Read returns.
+func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return err
+	}
+	w := &frameWriter{w: out}
+	pr, pw := io.Pipe()
+	s := newServer(opts)
+	conn := sdk.NewAgentSideConnection(s, w, pr)
+	// Nothing reaches the connection before the filter starts, so the
+	// logger and s.conn are in place before any handler runs.
+	conn.SetLogger(opts.Log.With("component", "acp-sdk"))
+	s.conn = conn
+	restore := opts.Tools.SetApprover(&approver{s: s, next: opts.Tools.Approver()})
+
+	filter := &frameFilter{in: in, out: pw, w: w, max: opts.MaxFrameBytes, log: opts.Log}
+	filtered := make(chan struct{})
+	go func() {
+		defer close(filtered)
+		filter.run()
+	}()
+
+	select {
+	case <-conn.Done():
+	case <-ctx.Done():
+		_ = pr.CloseWithError(context.Cause(ctx))
+		<-conn.Done()
+	}
+	err = s.shutdown()
+	restore()
+	_ = pr.Close()
+	select {
+	case <-filtered:
+	case <-ctx.Done():
+	}
+	return err
+}
+
+// server is the acp.Agent of one connection.
+type server struct {
+	opts Options
+	log  *slog.Logger
+	conn *sdk.AgentSideConnection
+
+	mu       sync.Mutex
+	sessions map[string]*sess
+	closing  bool
+	// handlers counts running request handlers; shutdown waits for them so
+	// no handler opens a session after the sessions were closed.
+	handlers sync.WaitGroup
+}
+
+var (
+	_ sdk.Agent       = (*server)(nil)
+	_ sdk.AgentLoader = (*server)(nil)
+)
+
+func newServer(opts Options) *server {
+	return &server{opts: opts, log: opts.Log, sessions: map[string]*sess{}}
+}
+
+// errShuttingDown answers requests that arrive while the connection closes.
+var errShuttingDown = internalError("dsh is shutting down")
+
+// enter registers a running handler; the returned func unregisters it.
+func (s *server) enter() (func(), error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return nil, errShuttingDown
+	}
+	s.handlers.Add(1)
+	return s.handlers.Done, nil
+}
+
+// shutdown refuses new requests, waits for the running ones (the closed
+// connection has cancelled their contexts, which cancels their prompts) and
+// closes every session.
+func (s *server) shutdown() error {
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
+	s.handlers.Wait()
+	s.mu.Lock()
+	all := make([]*sess, 0, len(s.sessions))
+	for _, ss := range s.sessions {
+		all = append(all, ss)
+	}
+	s.sessions = map[string]*sess{}
+	s.mu.Unlock()
+	var errs []error
+	for _, ss := range all {
+		errs = append(errs, ss.close(s.opts.Sessions))
+	}
+	return errors.Join(errs...)
+}
+
+// session returns the connection's session id.
+func (s *server) session(id sdk.SessionId) (*sess, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ss, ok := s.sessions[string(id)]
+	if !ok {
+		return nil, invalidParams("unknown session: %s", id)
+	}
+	return ss, nil
+}
+
+// owns reports whether call belongs to one of this connection's sessions.
+func (s *server) owns(call *tools.Call) (*sess, bool) {
+	if call == nil || call.Session == nil {
+		return nil, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ss, ok := s.sessions[call.Session.ID()]
+	if !ok || ss.live != call.Session {
+		return nil, false
+	}
+	return ss, true
+}
+
+// sendUpdate writes one session/update; it never uses a request context, so
+// the final updates of a cancelled prompt are still delivered.
+func (s *server) sendUpdate(id string, u sdk.SessionUpdate) error {
+	return s.conn.SessionUpdate(context.Background(), sdk.SessionNotification{SessionId: sdk.SessionId(id), Update: u})
+}
