@@ -17,6 +17,9 @@ import (
 // expects.
 type fakeService struct {
 	t *testing.T
+	// fallback serves the methods without a script, so the fake can record
+	// the calls made to a real service.
+	fallback Service
 
 	mu    sync.Mutex
 	calls []fakeCall
@@ -78,6 +81,9 @@ func (f *fakeService) unexpected(name string) error {
 func (f *fakeService) FilterSessions(ctx context.Context, filters []sq.SessionFilter) ([]sq.SessionRecord, error) {
 	f.record("FilterSessions", ctx, sq.CopySessionFilters(filters))
 	if f.filterSessions == nil {
+		if f.fallback != nil {
+			return f.fallback.FilterSessions(ctx, filters)
+		}
 		return nil, f.unexpected("FilterSessions")
 	}
 	return f.filterSessions(ctx, filters)
@@ -86,6 +92,9 @@ func (f *fakeService) FilterSessions(ctx context.Context, filters []sq.SessionFi
 func (f *fakeService) ReadTitleSnapshots(ctx context.Context, ids []string) ([]sq.TitleResult, error) {
 	f.record("ReadTitleSnapshots", ctx, slices.Clone(ids))
 	if f.readTitleSnapshots == nil {
+		if f.fallback != nil {
+			return f.fallback.ReadTitleSnapshots(ctx, ids)
+		}
 		return nil, f.unexpected("ReadTitleSnapshots")
 	}
 	return f.readTitleSnapshots(ctx, ids)
@@ -94,6 +103,9 @@ func (f *fakeService) ReadTitleSnapshots(ctx context.Context, ids []string) ([]s
 func (f *fakeService) SearchSessions(ctx context.Context, req sq.SessionSearchRequest) (sq.SessionSearchPage, error) {
 	f.record("SearchSessions", ctx, req)
 	if f.searchSessions == nil {
+		if f.fallback != nil {
+			return f.fallback.SearchSessions(ctx, req)
+		}
 		return sq.SessionSearchPage{}, f.unexpected("SearchSessions")
 	}
 	return f.searchSessions(ctx, req)
@@ -102,6 +114,9 @@ func (f *fakeService) SearchSessions(ctx context.Context, req sq.SessionSearchRe
 func (f *fakeService) SearchEvents(ctx context.Context, req sq.EventSearchRequest) (sq.EventSearchPage, error) {
 	f.record("SearchEvents", ctx, req)
 	if f.searchEvents == nil {
+		if f.fallback != nil {
+			return f.fallback.SearchEvents(ctx, req)
+		}
 		return sq.EventSearchPage{}, f.unexpected("SearchEvents")
 	}
 	return f.searchEvents(ctx, req)
@@ -110,6 +125,9 @@ func (f *fakeService) SearchEvents(ctx context.Context, req sq.EventSearchReques
 func (f *fakeService) TraceSession(ctx context.Context, id string) (sq.LineageTrace, error) {
 	f.record("TraceSession", ctx, id)
 	if f.traceSession == nil {
+		if f.fallback != nil {
+			return f.fallback.TraceSession(ctx, id)
+		}
 		return sq.LineageTrace{}, f.unexpected("TraceSession")
 	}
 	return f.traceSession(ctx, id)
@@ -118,6 +136,9 @@ func (f *fakeService) TraceSession(ctx context.Context, id string) (sq.LineageTr
 func (f *fakeService) TraceEvent(ctx context.Context, id string, seq int) (sq.EventTraceObservation, error) {
 	f.record("TraceEvent", ctx, [2]any{id, seq})
 	if f.traceEvent == nil {
+		if f.fallback != nil {
+			return f.fallback.TraceEvent(ctx, id, seq)
+		}
 		return sq.EventTraceObservation{}, f.unexpected("TraceEvent")
 	}
 	return f.traceEvent(ctx, id, seq)
@@ -132,6 +153,9 @@ type readEventArgs struct {
 func (f *fakeService) ReadEvent(ctx context.Context, id string, seq int, before, after *int) (sq.EventWindow, error) {
 	f.record("ReadEvent", ctx, readEventArgs{id, seq, before, after})
 	if f.readEvent == nil {
+		if f.fallback != nil {
+			return f.fallback.ReadEvent(ctx, id, seq, before, after)
+		}
 		return sq.EventWindow{}, f.unexpected("ReadEvent")
 	}
 	return f.readEvent(ctx, id, seq, before, after)

@@ -11,6 +11,7 @@ import (
 	"github.com/seed-e9b4dba4/dsh/host"
 	"github.com/seed-e9b4dba4/dsh/host/prompt"
 	"github.com/seed-e9b4dba4/dsh/host/session"
+	sq "github.com/seed-e9b4dba4/dsh/host/sessionquery"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
 )
 
@@ -205,4 +206,29 @@ var cancelCause error = &tools.Error{Name: "AbortError", Code: "ABORTED", Messag
 func isCancelResult(r tools.Result) bool {
 	return r.IsError && r.Error != nil && r.Error.Code == "ABORTED" && len(r.Content) == 1 &&
 		r.Content[0].Text == "Error: user cancelled the turn"
+}
+
+// realService is the trusted service over the given live sessions, with no
+// persistence mounted and no search engine.
+func realService(t *testing.T, lives ...*session.Live) *sq.Service {
+	t.Helper()
+	reg := session.NewRegistry()
+	for _, l := range lives {
+		if err := reg.Attach(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	svc, err := sq.New(sq.DefaultConfig(), reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = svc.Close() })
+	return svc
+}
+
+// spy records the calls made to svc.
+func spy(t *testing.T, svc Service) *fakeService {
+	f := newFake(t)
+	f.fallback = svc
+	return f
 }
