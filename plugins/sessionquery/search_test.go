@@ -157,7 +157,10 @@ func TestSessionSearchShowsVisibleParentsAndEveryAvailability(t *testing.T) {
 	c.add(hdr("orphan", 5, workspace, "missing"), "")
 	c.add(hdr("unavailable", 6, workspace, ""), "")
 	f := newFake(t).serve(c)
-	hit := func(id string, live, persisted bool) sq.SessionHit { x, _ := c.header(id); return sessionHit(x, live, persisted, id) }
+	hit := func(id string, live, persisted bool) sq.SessionHit {
+		x, _ := c.header(id)
+		return sessionHit(x, live, persisted, id)
+	}
 	f.searchSessions = sessionPages(t, sessionPage{[]sq.SessionHit{
 		hit("child-of-parent", true, true), hit("child-of-caller", false, true), hit("orphan", true, false), hit("unavailable", false, false),
 	}, ""})
