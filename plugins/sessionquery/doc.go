@@ -4,11 +4,26 @@
 // tool:session-query system prompt section (order 113), over the trusted
 // host/sessionquery service.
 //
-// Invariants: every result is scoped to the caller's workspace and passes
-// through the error sanitizer; the search tools are exclusive and the trace
-// and read tools concurrency-safe; results are cursorless, paged internally up
-// to plugins.session_query.max_search_results. The plugin is off by default
-// and mounted only when plugins.session_query.enabled is set (the
-// session-query profile). It depends on host packages only; compositions
-// mount it.
+// The code follows the execution boundaries of one call: input.go and
+// timestamp.go decode and validate arguments; access.go captures the caller
+// (only from the call's live session) and authorizes targets, parents,
+// titles and lineage; boundary.go wraps every service call and sanitizes its
+// failures; operations.go holds the five algorithms; present.go renders.
+//
+// Invariants: a session other than the caller's is visible only when the
+// caller has a workspace and the session's observed cwd equals it as an
+// exact string, and every header an observation carries is re-checked
+// before its payload is used; a missing id and a foreign one are denied
+// identically and no output names a hidden session. Trusted service errors
+// never reach the model verbatim: they are logged in full through the host
+// logger (never stdout) and replaced by a fixed error, while cancellation
+// returns the context's cause untouched and unlogged, after the started
+// service call settles. The search tools are exclusive and page internally
+// up to plugins.session_query.max_search_results, exposing no cursor; the
+// trace and read tools are concurrency-safe. Nothing is truncated here:
+// bounding output is a spill policy's job.
+//
+// The plugin is off by default and mounted by a composition only when
+// plugins.session_query.enabled is set (the session-query profile). It
+// depends on host packages only.
 package sessionquery

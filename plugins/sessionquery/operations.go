@@ -356,7 +356,13 @@ func (t *toolset) eventRead(ctx context.Context, c *tools.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return renderEventRead(target, titles[target], window)
+	out, err := renderEventRead(target, titles[target], window)
+	if err != nil {
+		// The payload came from the trusted service; its encoding error
+		// is a service failure like any other.
+		return nil, x.b.sanitize(x.ctx, opEventRead, err)
+	}
+	return out, nil
 }
 
 // collectPages drains a provider's pages into at most max accepted items.

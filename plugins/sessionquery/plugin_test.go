@@ -233,6 +233,7 @@ func TestCallCards(t *testing.T) {
 		{ToolEventTrace, `{"seq":3}`, tools.KindRead, "Trace event 3", `{"seq":3}`},
 		{ToolEventTrace, `{"seq":3,"session_id":"other"}`, tools.KindRead, "Trace event 3", `{"session_id":"other","seq":3}`},
 		{ToolEventRead, `{"seq":4}`, tools.KindRead, "Read event 4", `{"seq":4}`},
+		{ToolEventRead, `{"seq":4.0}`, tools.KindRead, "Read event 4", `{"seq":4}`},
 		{ToolEventRead, `{"session_id":"s","seq":9007199254740992,"before":1}`, tools.KindRead, "Read event 9007199254740992", `{"session_id":"s","seq":9007199254740992}`},
 	}
 	for _, tc := range cases {

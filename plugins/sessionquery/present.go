@@ -247,6 +247,11 @@ func presentEvent(verb string) func(*tools.Call) *tools.CallView {
 		if err != nil || !ok {
 			return v
 		}
+		if n, ok := nonNegativeSafe(seq); ok {
+			// Shown as the model's runtime would print the number: 4.0
+			// and 4e0 are both 4.
+			seq = json.Number(strconv.Itoa(n))
+		}
 		id, _ := a.optStr("session_id")
 		v.Title = verb + " event " + seq.String()
 		v.RawInput = eventRef{SessionID: id, Seq: seq}

@@ -320,3 +320,48 @@ func TestEventReadOfALargeEventIsNeverAbridged(t *testing.T) {
 	o := outcomeOf(t, h.run(context.Background(), callerLive("caller", workspace), ToolEventRead, `{"session_id":"big","seq":0}`))
 	mustContain(t, "output", o.Text, `"text": "`+big+`"`)
 }
+
+func TestUnencodableEventIsASanitizedFailure(t *testing.T) {
+	f := newFake(t)
+	f.readEvent = func(context.Context, string, int, *int, *int) (sq.EventWindow, error) {
+		e := session.Event{Type: "x", Seq: 0, Data: json.RawMessage(`{"secret":`)}
+		return sq.EventWindow{Session: hdr("caller", 1, workspace, ""), Target: e, Events: []session.Event{e}}, nil
+	}
+	f.readTitleSnapshots = (&corpus{records: []sq.SessionRecord{{Header: hdr("caller", 1, workspace, "")}}}).readTitles
+	h := newHarness(t, f, DefaultConfig())
+	res := h.run(context.Background(), callerLive("caller", workspace), ToolEventRead, `{"seq":0}`)
+	expectError(t, res, CodeToolFailed, msgToolFailed)
+	mustContain(t, "log", h.log.text(), "tool-session-query: event read failed: ")
+}
+
+func TestABrokenLoggerFailsTheCallGenerically(t *testing.T) {
+	f := newFake(t)
+	f.traceSession = func(context.Context, string) (sq.LineageTrace, error) {
+		return sq.LineageTrace{}, sq.Errorf(sq.CodePersistenceFailed, "storage secret")
+	}
+	h := newHarness(t, f, DefaultConfig())
+	h.log.panicWith = "logger exploded"
+	res := h.run(context.Background(), callerLive("caller", workspace), ToolSessionTrace, `{}`)
+	expectError(t, res, CodeToolFailed, msgToolFailed)
+	if h.log.count() != 1 {
+		t.Fatalf("logger called %d times, want 1", h.log.count())
+	}
+}
+
+func TestISOTimeMatchesJavaScript(t *testing.T) {
+	for ms, want := range map[int64]string{
+		0:                 "1970-01-01T00:00:00.000Z",
+		30:                "1970-01-01T00:00:00.030Z",
+		-1:                "1969-12-31T23:59:59.999Z",
+		1785987646184:     "2026-08-06T03:40:46.184Z",
+		-62167219200000:   "0000-01-01T00:00:00.000Z",
+		-62198755200000:   "-000001-01-01T00:00:00.000Z",
+		253402300800000:   "+010000-01-01T00:00:00.000Z",
+		8640000000000000:  "+275760-09-13T00:00:00.000Z",
+		-8640000000000000: "-271821-04-20T00:00:00.000Z",
+	} {
+		if got := isoTime(ms); got != want {
+			t.Errorf("isoTime(%d) = %s, want %s", ms, got, want)
+		}
+	}
+}
