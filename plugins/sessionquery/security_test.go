@@ -168,7 +168,11 @@ func noLeak(t *testing.T, where string, r tools.Result) {
 func scanEngineFor(svc *sq.Service) sq.SearchEngine { return scanEngine{svc} }
 
 func TestForeignNonexistentAndAliasedTargetsAreDeniedIdentically(t *testing.T) {
-	fx := newCorpusFixture(t, scanEngineFor)
+	testTargetsDeniedIdentically(t, scanEngineFor)
+}
+
+func testTargetsDeniedIdentically(t *testing.T, engine func(*sq.Service) sq.SearchEngine) {
+	fx := newCorpusFixture(t, engine)
 	for _, tc := range []struct{ tool, args string }{
 		{ToolEventSearch, `{"query":"needle","session_id":%q}`},
 		{ToolSessionTrace, `{"session_id":%q}`},
@@ -200,7 +204,11 @@ func TestForeignNonexistentAndAliasedTargetsAreDeniedIdentically(t *testing.T) {
 }
 
 func TestSessionSearchOverRealLogsShowsOnlyTheWorkspace(t *testing.T) {
-	fx := newCorpusFixture(t, scanEngineFor)
+	testSearchShowsOnlyTheWorkspace(t, scanEngineFor)
+}
+
+func testSearchShowsOnlyTheWorkspace(t *testing.T, engine func(*sq.Service) sq.SearchEngine) {
+	fx := newCorpusFixture(t, engine)
 	res := fx.run(t, ToolSessionSearch, `{"query":"needle"}`)
 	o := outcomeOf(t, res)
 	if o.IsError {
@@ -213,7 +221,11 @@ func TestSessionSearchOverRealLogsShowsOnlyTheWorkspace(t *testing.T) {
 }
 
 func TestForeignParentFiltersAreByteIdenticalToNoSuchIDs(t *testing.T) {
-	fx := newCorpusFixture(t, scanEngineFor)
+	testForeignParentsChangeNothing(t, scanEngineFor)
+}
+
+func testForeignParentsChangeNothing(t *testing.T, engine func(*sq.Service) sq.SearchEngine) {
+	fx := newCorpusFixture(t, engine)
 	pairs := [][2]string{
 		{`{"query":"needle","parent_session_ids":["mine"]}`, `{"query":"needle","parent_session_ids":["twin","mine","linked","no-such","twin"]}`},
 		{`{"query":"needle","parent_session_ids":["no-such"]}`, `{"query":"needle","parent_session_ids":["twin"]}`},
@@ -242,7 +254,11 @@ func TestLineageOverRealLogsStopsAtTheWorkspaceBoundary(t *testing.T) {
 }
 
 func TestCurrentSessionSearchOverTheRealServiceExcludesTheRunningStep(t *testing.T) {
-	fx := newCorpusFixture(t, scanEngineFor)
+	testSelfSearchExcludesTheRunningStep(t, scanEngineFor)
+}
+
+func testSelfSearchExcludesTheRunningStep(t *testing.T, engine func(*sq.Service) sq.SearchEngine) {
+	fx := newCorpusFixture(t, engine)
 	res := fx.run(t, ToolEventSearch, `{"query":"needle"}`)
 	expectText(t, res, "Session caller — untitled\n\nEvent search results (1):\n1. seq 1 | user/message | current | 1970-01-01T00:00:01.001Z\n   Snippet: needle in an earlier prompt")
 }
@@ -257,8 +273,12 @@ func TestSearchWithoutAnEngineIsReportedAsDisabled(t *testing.T) {
 // over the real service and real logs (reviewed by hand; regenerate with
 // go test -update).
 func TestRenderedOutputsOnARealCorpus(t *testing.T) {
-	fx := newCorpusFixture(t, scanEngineFor)
-	g := goldie.New(t, goldie.WithFixtureDir("testdata/render"))
+	testRenderedOutputs(t, scanEngineFor, "testdata/render")
+}
+
+func testRenderedOutputs(t *testing.T, engine func(*sq.Service) sq.SearchEngine, dir string) {
+	fx := newCorpusFixture(t, engine)
+	g := goldie.New(t, goldie.WithFixtureDir(dir))
 	for _, tc := range []struct{ name, tool, args string }{
 		{"session_search", ToolSessionSearch, `{"query":"needle"}`},
 		{"session_search_empty", ToolSessionSearch, `{"query":"needle","parent_session_ids":["twin"]}`},
