@@ -16,7 +16,7 @@ import (
 // script fails the test, so every test states exactly which calls it
 // expects.
 type fakeService struct {
-	t *testing.T
+	t testing.TB
 	// fallback serves the methods without a script, so the fake can record
 	// the calls made to a real service.
 	fallback Service
@@ -39,7 +39,7 @@ type fakeCall struct {
 	arg  any
 }
 
-func newFake(t *testing.T) *fakeService { return &fakeService{t: t} }
+func newFake(t testing.TB) *fakeService { return &fakeService{t: t} }
 
 func (f *fakeService) record(name string, ctx context.Context, arg any) {
 	f.mu.Lock()

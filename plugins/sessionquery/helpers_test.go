@@ -232,3 +232,16 @@ func spy(t *testing.T, svc Service) *fakeService {
 	f.fallback = svc
 	return f
 }
+
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// newRegistryWith registers ts's tools on a fresh registry.
+func newRegistryWith(tb testing.TB, ts *toolset) *tools.Registry {
+	reg := tools.NewRegistry(nil)
+	for _, d := range ts.definitions() {
+		if _, err := reg.Register(d); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return reg
+}

@@ -130,9 +130,18 @@ func renderLineage(target sq.SessionRecord, v visibleLineage, titles map[string]
 	if len(v.descendants) == 0 {
 		b.WriteString("\n- none")
 	}
+	// A deep chain's output is dominated by its indentation: size the
+	// buffer once and slice every indent from one string.
+	deepest, size := 0, 0
+	for _, d := range v.descendants {
+		deepest = max(deepest, d.depth)
+		size += 2*d.depth + 96
+	}
+	b.Grow(size)
+	indent := strings.Repeat("  ", deepest)
 	for _, d := range v.descendants {
 		b.WriteByte('\n')
-		b.WriteString(strings.Repeat("  ", d.depth))
+		b.WriteString(indent[:2*d.depth])
 		if d.record == nil {
 			b.WriteString(outsideSubtree)
 			continue
