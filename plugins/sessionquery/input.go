@@ -100,6 +100,16 @@ func eventReadParams() *tools.ObjectSchema {
 // invoked around the pipeline; it still fails closed, as INVALID_ARGS.
 type args map[string]json.RawMessage
 
+// callArgs parses a call's arguments; a call that carries only the model's
+// raw string (a front end asking for a call card) is parsed from that.
+func callArgs(c *tools.Call) (args, error) {
+	raw := c.Args
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = tools.ParseArguments(c.Arguments)
+	}
+	return parseArgs(raw)
+}
+
 func parseArgs(raw json.RawMessage) (args, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return args{}, nil

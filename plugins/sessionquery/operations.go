@@ -11,7 +11,7 @@ import (
 // which service calls happen) and follows session-query.md §4.4 exactly.
 
 func (t *toolset) sessionSearch(ctx context.Context, c *tools.Call) (any, error) {
-	a, err := parseArgs(c.Args)
+	a, err := callArgs(c)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +172,7 @@ func eventFilters(a args, seqFrom, seqTo *int, timeFrom, timeTo, surfaces string
 }
 
 func (t *toolset) eventSearch(ctx context.Context, c *tools.Call) (any, error) {
-	a, err := parseArgs(c.Args)
+	a, err := callArgs(c)
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +247,7 @@ func (t *toolset) eventSearch(ctx context.Context, c *tools.Call) (any, error) {
 }
 
 func (t *toolset) sessionTrace(ctx context.Context, c *tools.Call) (any, error) {
-	a, err := parseArgs(c.Args)
+	a, err := callArgs(c)
 	if err != nil {
 		return nil, err
 	}
@@ -280,7 +280,7 @@ func (t *toolset) sessionTrace(ctx context.Context, c *tools.Call) (any, error) 
 }
 
 func (t *toolset) eventTrace(ctx context.Context, c *tools.Call) (any, error) {
-	a, err := parseArgs(c.Args)
+	a, err := callArgs(c)
 	if err != nil {
 		return nil, err
 	}
@@ -316,7 +316,7 @@ func (t *toolset) eventTrace(ctx context.Context, c *tools.Call) (any, error) {
 }
 
 func (t *toolset) eventRead(ctx context.Context, c *tools.Call) (any, error) {
-	a, err := parseArgs(c.Args)
+	a, err := callArgs(c)
 	if err != nil {
 		return nil, err
 	}

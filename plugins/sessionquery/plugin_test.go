@@ -238,6 +238,9 @@ func TestCallCards(t *testing.T) {
 	}
 	for _, tc := range cases {
 		v := defs[tc.tool].PresentCall(&tools.Call{Name: tc.tool, Args: json.RawMessage(tc.args)})
+		if raw := defs[tc.tool].PresentCall(&tools.Call{Name: tc.tool, Arguments: tc.args}); raw.Title != v.Title {
+			t.Errorf("%s: card from the raw argument string has title %q, want %q", tc.tool, raw.Title, v.Title)
+		}
 		raw, err := session.Marshal(v.RawInput)
 		if err != nil {
 			t.Fatal(err)

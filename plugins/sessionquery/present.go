@@ -218,7 +218,7 @@ func writeNeighbours(b *strings.Builder, heading string, events []session.Event)
 func presentSearch(title string) func(*tools.Call) *tools.CallView {
 	return func(c *tools.Call) *tools.CallView {
 		v := &tools.CallView{Kind: tools.KindSearch, Title: title}
-		if a, err := parseArgs(c.Args); err == nil {
+		if a, err := callArgs(c); err == nil {
 			if q, ok, err := a.str("query"); err == nil && ok {
 				v.RawInput = q
 			}
@@ -229,7 +229,7 @@ func presentSearch(title string) func(*tools.Call) *tools.CallView {
 
 func presentSessionTrace(c *tools.Call) *tools.CallView {
 	v := &tools.CallView{Kind: tools.KindRead, Title: "Trace current session"}
-	if a, err := parseArgs(c.Args); err == nil {
+	if a, err := callArgs(c); err == nil {
 		if id, ok, err := a.str("session_id"); err == nil && ok {
 			v.Title = "Trace session " + id
 			v.RawInput = id
@@ -248,7 +248,7 @@ type eventRef struct {
 func presentEvent(verb string) func(*tools.Call) *tools.CallView {
 	return func(c *tools.Call) *tools.CallView {
 		v := &tools.CallView{Kind: tools.KindRead, Title: verb + " event"}
-		a, err := parseArgs(c.Args)
+		a, err := callArgs(c)
 		if err != nil {
 			return v
 		}
