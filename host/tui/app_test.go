@@ -1,0 +1,61 @@
+package tui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/seed-e9b4dba4/dsh/host/llm/replay"
+)
+
+func TestAPromptStreamsTheReplayedReplyIntoTheTranscript(t *testing.T) {
+	p, err := replay.New(replay.Config{Fixtures: []string{filepath.Join("testdata", "replay-hello.jsonl")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBackend(t, p)
+	d := startUI(t, b, nil)
+	d.waitText("Type a message and press Enter", "○ ready")
+	d.submit("Say hello")
+	screen := d.waitText("› Say hello", "● Hello from the replay provider.", "✻ The user wants a greeting.", "○ ready")
+	if strings.Contains(screen, "**replay**") {
+		t.Errorf("bold markers were not rendered:\n%s", screen)
+	}
+	// Tokens and cache hits: 1200 uncached in, 12 out, 3600 of 4800 cached.
+	status := row(screen, -1)
+	for _, want := range []string{"↑1.2k ↓12", "cache 75%", "test-model"} {
+		if !strings.Contains(status, want) {
+			t.Errorf("status line %q lacks %q", status, want)
+		}
+	}
+	if err := p.Check(); err != nil {
+		t.Errorf("replay script not fully consumed: %v", err)
+	}
+}
+
+func TestCtrlCTwiceExitsAndReportsTheResumeCommand(t *testing.T) {
+	b := newBackend(t, newScripted())
+	d := startUI(t, b, nil)
+	d.keyMod(tcell.KeyCtrlC, 0, tcell.ModCtrl)
+	d.waitText("Press Ctrl+C again to exit")
+	out := d.exit()
+	if out.err != nil {
+		t.Fatal(out.err)
+	}
+	id := "00000000-0000-4000-8000-000000000001"
+	if out.res.SessionID != id || out.res.ResumeCommand != "dsh tui --resume "+id {
+		t.Errorf("result = %+v", out.res)
+	}
+	if _, err := os.Stat(filepath.Join(b.store.Root())); err != nil {
+		t.Errorf("the session was not persisted: %v", err)
+	}
+	b.mu.Lock()
+	open := len(b.agents)
+	b.mu.Unlock()
+	if open != 0 {
+		t.Errorf("%d sessions still open after exit; Run must close the session it shows", open)
+	}
+}

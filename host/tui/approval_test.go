@@ -1,0 +1,81 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+func TestApprovalDialog(t *testing.T) {
+	tests := []struct {
+		name   string
+		answer func(d *screenDriver)
+		want   []string
+		absent string
+	}{
+		{
+			name:   "allow once runs the command",
+			answer: func(d *screenDriver) { d.typeText("y") },
+			want:   []string{"✓ Print a greeting", "$ echo approved-output", "│ approved-output"},
+		},
+		{
+			name: "enter on the default button allows once",
+			answer: func(d *screenDriver) {
+				d.key(tcell.KeyEnter)
+			},
+			want: []string{"✓ Print a greeting", "│ approved-output"},
+		},
+		{
+			name:   "reject denies the call",
+			answer: func(d *screenDriver) { d.typeText("n") },
+			want:   []string{"⊘ Print a greeting", "DENIED", "the user rejected tool"},
+			absent: "│ approved-output",
+		},
+		{
+			name:   "escape rejects",
+			answer: func(d *screenDriver) { d.key(tcell.KeyEscape) },
+			want:   []string{"⊘ Print a greeting", "DENIED"},
+			absent: "│ approved-output",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newBackend(t, newScripted(
+				toolReply("call_1", "bash", `{"command":"echo approved-output","description":"Print a greeting"}`),
+				textReply("", "All done."),
+			))
+			d := startUI(t, b, nil)
+			d.submit("greet me")
+			screen := d.waitText("Approval needed", "permission mode default asks before running commands",
+				"echo approved-output", "Allow once (y)", "Allow for this session (a)", "Reject (n)")
+			if !strings.Contains(row(screen, -1), "running tools") {
+				t.Errorf("status while asking = %q", row(screen, -1))
+			}
+			tt.answer(d)
+			screen = d.waitText(append(tt.want, "All done.")...)
+			if tt.absent != "" && strings.Contains(screen, tt.absent) {
+				t.Errorf("screen shows %q:\n%s", tt.absent, screen)
+			}
+			if strings.Contains(screen, "Approval needed") {
+				t.Errorf("the dialog stayed open:\n%s", screen)
+			}
+		})
+	}
+}
+
+func TestAllowForThisSessionIsNotAskedAgain(t *testing.T) {
+	b := newBackend(t, newScripted(
+		toolReply("call_1", "bash", `{"command":"echo first","description":"First command"}`),
+		toolReply("call_2", "bash", `{"command":"echo second","description":"Second command"}`),
+		textReply("", "Both ran."),
+	))
+	d := startUI(t, b, nil)
+	d.submit("run two commands")
+	d.waitText("Approval needed", "echo first")
+	d.typeText("a")
+	screen := d.waitText("✓ First command", "✓ Second command", "Both ran.")
+	if strings.Contains(screen, "Approval needed") {
+		t.Errorf("asked again after allow for this session:\n%s", screen)
+	}
+}

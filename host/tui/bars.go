@@ -1,0 +1,169 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/seed-e9b4dba4/dsh/host/session"
+)
+
+// headerContent is the top bar: the session's title and workspace.
+func (u *ui) headerContent(int) ([]span, []span) {
+	th := u.th
+	t := u.transcript()
+	title := t.title
+	if title == "" {
+		title = "new session"
+	}
+	home := homeDir()
+	left := []span{{" dsh ", th.bar.Bold(true)}, {oneLine(title), th.bar}, {"  " + sanitize(shortPath(u.workspaceOf(t.header), home)), th.barDim}}
+	var right []span
+	if u.cur != nil {
+		right = []span{{shortID(u.cur.agent.ID()) + " ", th.barDim}}
+	}
+	return left, right
+}
+
+// statusContent is the bottom bar: phase and elapsed time, step and queued
+// messages on the left; tokens, cache, context, model and mode on the right.
+func (u *ui) statusContent(int) ([]span, []span) {
+	th := u.th
+	if u.cur == nil {
+		what := "no session"
+		if u.opening != "" {
+			what = u.opening + "…"
+		}
+		return []span{{" " + what, th.bar}}, nil
+	}
+	t := u.cur.t
+	st := &t.stats
+	running := u.cur.running || st.phase == phaseCompacting
+	var left []span
+	if u.opening != "" {
+		left = append(left, span{" " + u.opening + "…", th.bar})
+	} else if running {
+		p := st.phase
+		if p == phaseIdle {
+			p = phaseWaiting
+		}
+		left = append(left, span{" ● " + p.String(), th.bar.Bold(true)})
+		if st.phaseSince > 0 {
+			el := u.opts.Now().Sub(time.UnixMilli(st.phaseSince))
+			left = append(left, span{" " + formatElapsed(el), th.bar})
+		}
+		if st.step > 0 {
+			left = append(left, span{fmt.Sprintf(" · step %d", st.step), th.barDim})
+		}
+		if n := len(u.cur.queued); n > 0 {
+			left = append(left, span{fmt.Sprintf(" · %d queued", n), th.bar.Bold(true)})
+		}
+	} else {
+		left = append(left, span{" ○ ready", th.bar})
+	}
+
+	var right []span
+	add := func(s string) {
+		if len(right) > 0 {
+			right = append(right, span{" · ", th.barDim})
+		}
+		right = append(right, span{s, th.bar})
+	}
+	add(fmt.Sprintf("↑%s ↓%s", tokens(st.input), tokens(st.output)))
+	if rate, ok := st.cacheRate(); ok {
+		add(fmt.Sprintf("cache %d%%", rate))
+	}
+	model, effort := u.cur.agent.Model()
+	window := st.window
+	if window == 0 && u.opts.Models != nil {
+		window = u.opts.Models.Model(model).ContextWindow
+	}
+	switch {
+	case window > 0:
+		add(fmt.Sprintf("ctx %d%% of %s", st.lastContext*100/window, tokens(window)))
+	case st.lastContext > 0:
+		add(fmt.Sprintf("ctx %s", tokens(st.lastContext)))
+	default:
+		add("ctx unknown")
+	}
+	add(sanitize(model) + effortSuffix(effort))
+	if u.opts.Permissions != nil {
+		add(string(u.opts.Permissions.Mode(u.cur.agent.ID())))
+	}
+	right = append(right, span{" ", th.bar})
+	return left, right
+}
+
+func formatElapsed(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	s := int(d.Seconds())
+	if s < 60 {
+		return fmt.Sprintf("%ds", s)
+	}
+	return fmt.Sprintf("%dm%02ds", s/60, s%60)
+}
+
+// hintContent is the rule above the input: a transient message, command
+// completions, or what is worth knowing now (the bar fills the rest with a
+// rule).
+func (u *ui) hintContent(int) ([]span, []span) {
+	th := u.th
+	lead := span{"── ", th.dim}
+	if len(u.flash) > 0 {
+		return append(append([]span{lead}, u.flash...), span{" ", th.dim}), nil
+	}
+	text := u.input.GetText()
+	if strings.HasPrefix(text, "/") && !strings.ContainsAny(text, " \n") {
+		out := []span{lead}
+		for i, c := range commandsMatching(text[1:]) {
+			if i > 0 {
+				out = append(out, span{"  ", th.dim})
+			}
+			out = append(out, span{"/" + c.name, th.bold})
+			if c.args != "" {
+				out = append(out, span{" " + c.args, th.dim})
+			}
+		}
+		if len(out) == 1 {
+			out = append(out, span{"no such command · /help lists them", th.warn})
+		}
+		return append(out, span{" ", th.dim}), nil
+	}
+	var right []span
+	switch {
+	case u.cur != nil && u.cur.running && !u.view.follow:
+		right = []span{{" scrolled up · End returns to the bottom · Esc cancels the turn ", th.warn}, {"──", th.dim}}
+	case u.cur != nil && u.cur.running && len(u.cur.queued) > 0:
+		right = []span{{fmt.Sprintf(" %d queued for the next step · Esc cancels ", len(u.cur.queued)), th.warn}, {"──", th.dim}}
+	case u.cur != nil && u.cur.running:
+		right = []span{{" Enter steers · Esc cancels ", th.dim}, {"──", th.dim}}
+	case !u.view.follow:
+		right = []span{{" scrolled up · End returns to the bottom ", th.warn}, {"──", th.dim}}
+	case u.cur != nil && len(u.cur.queued) > 0:
+		right = []span{{fmt.Sprintf(" %d queued for the next step ", len(u.cur.queued)), th.warn}, {"──", th.dim}}
+	}
+	return nil, right
+}
+
+// planLines is the standing todo list above the input.
+func (u *ui) planLines(width int) []line {
+	th := u.th
+	var out []line
+	for _, td := range u.transcript().todos {
+		mark, st := "☐ ", th.base
+		switch td.Status {
+		case session.TodoInProgress:
+			mark, st = "◐ ", th.running
+		case session.TodoCompleted:
+			mark, st = "☑ ", th.dim
+		}
+		cells := cellsOf([]span{{" " + mark, st}, {oneLine(td.Content), st}}, th.escape)
+		out = append(out, lineOf(clipCells(cells, width, th.dim)))
+	}
+	return out
+}
+
+// planRows is how many rows the plan needs (at most 8).
+func (u *ui) planRows() int { return min(len(u.transcript().todos), 8) }

@@ -1,0 +1,123 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+// seedSessions runs one prompt per entry in its own session and closes it,
+// so they are persisted; cwd "" uses the backend's workspace.
+func seedSessions(t *testing.T, b *backend, prompts map[string]string) map[string]string {
+	t.Helper()
+	ids := map[string]string{}
+	for prompt, cwd := range prompts {
+		if cwd == "" {
+			cwd = b.cwd
+		}
+		a, err := b.NewSession(context.Background(), cwd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Followup(userText(prompt))
+		if err := a.WhenIdle(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		ids[prompt] = a.ID()
+		if err := b.CloseSession(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ids
+}
+
+func TestSearchFindsAPriorSessionOpensItAndResumesIt(t *testing.T) {
+	b := newBackend(t, newScripted(
+		textReply("", "Noted: the zebra migration runs on Fridays."),
+		textReply("", "Unrelated answer."),
+	))
+	ids := seedSessions(t, b, map[string]string{"plan the zebra migration": ""})
+	d := startUI(t, b, nil)
+	d.submit("something else")
+	d.waitText("Unrelated answer.")
+
+	d.submit("/search zebra")
+	screen := d.waitText("Search zebra", "plan the zebra migration", "dsh: Noted: the zebra migration runs on Fridays.", "1 sessions")
+	if !strings.Contains(screen, "you: plan the zebra migration") {
+		t.Errorf("the user's hit is not listed under its session:\n%s", screen)
+	}
+	d.key(tcell.KeyEnter)
+	screen = d.waitText("Viewing", "read-only", "› plan the zebra migration", "Noted: the zebra migration runs on Fridays.")
+	if strings.Contains(screen, "Unrelated answer.") {
+		t.Errorf("the viewer shows the current session instead of the hit:\n%s", screen)
+	}
+
+	d.typeText("r")
+	screen = d.waitText("○ ready", "plan the zebra migration")
+	if strings.Contains(screen, "Viewing") || strings.Contains(screen, "Search zebra") {
+		t.Errorf("resuming left a page open:\n%s", screen)
+	}
+	if !strings.Contains(row(screen, 0), shortID(ids["plan the zebra migration"])) {
+		t.Errorf("the header does not show the resumed session: %q", row(screen, 0))
+	}
+	out := d.exit()
+	if out.res.SessionID != ids["plan the zebra migration"] {
+		t.Errorf("exit reports %s, want the resumed session", out.res.SessionID)
+	}
+}
+
+func TestSearchWithoutAnEngineSaysSearchIsDisabled(t *testing.T) {
+	b := newBackend(t, newScripted())
+	b.query.SetEngine(nil)
+	d := startUI(t, b, nil)
+	d.submit("/search anything")
+	d.waitText("search is disabled")
+	d.key(tcell.KeyEscape)
+	d.waitGone("Search anything")
+}
+
+func TestResumePickerFiltersAndTabShowsEveryWorkspace(t *testing.T) {
+	b := newBackend(t, newScripted(
+		textReply("", "one"), textReply("", "two"), textReply("", "three"),
+	))
+	elsewhere := t.TempDir()
+	ids := seedSessions(t, b, map[string]string{
+		"fix the upload bug":   "",
+		"write release notes":  "",
+		"tune the cache layer": elsewhere,
+	})
+	d := startUI(t, b, nil)
+	d.submit("/resume")
+	screen := d.waitText("Resume a session", "this workspace", "fix the upload bug", "write release notes", "current")
+	if strings.Contains(screen, "tune the cache layer") {
+		t.Errorf("another workspace's session is listed by default:\n%s", screen)
+	}
+	d.key(tcell.KeyTab)
+	d.waitText("all workspaces", "tune the cache layer")
+	d.key(tcell.KeyTab)
+	d.waitGone("tune the cache layer")
+
+	d.typeText("release")
+	screen = d.waitGone("fix the upload bug")
+	if !strings.Contains(screen, "write release notes") {
+		t.Fatalf("the filter hid the match:\n%s", screen)
+	}
+	d.key(tcell.KeyEnter)
+	screen = d.waitText("○ ready", "› write release notes", "two")
+	if !strings.Contains(row(screen, 0), shortID(ids["write release notes"])) {
+		t.Errorf("header = %q", row(screen, 0))
+	}
+}
+
+func TestResumeWithAnIDResumesDirectly(t *testing.T) {
+	b := newBackend(t, newScripted(textReply("", "one")))
+	ids := seedSessions(t, b, map[string]string{"only session": ""})
+	d := startUI(t, b, nil)
+	d.submit("/resume " + ids["only session"])
+	screen := d.waitText("› only session", "○ ready")
+	if strings.Contains(screen, "Resume a session") {
+		t.Errorf("the picker stayed open:\n%s", screen)
+	}
+}

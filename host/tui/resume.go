@@ -1,0 +1,201 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+)
+
+// titleBatch is how many titles one ReadTitleSnapshots call reads; the
+// picker fills in titles batch by batch, so it is usable at once.
+const titleBatch = 24
+
+// resumePicker lists past sessions through the session-query service:
+// this workspace's by default, every workspace after Tab.
+type resumePicker struct {
+	u       *ui
+	p       *picker
+	all     bool
+	records []sessionquery.SessionRecord
+	titles  map[string]string
+	sizes   map[string]int64
+	loaded  bool
+	// direct is the id prefix given with /resume; a unique match is
+	// resumed without showing the list.
+	direct string
+}
+
+func (u *ui) resumeCommand(arg string) {
+	if u.opts.Query == nil {
+		if arg != "" {
+			u.resume(arg)
+			return
+		}
+		u.notice(entryError, "the session-query service is not mounted, so past sessions cannot be listed; /resume <id> still works")
+		return
+	}
+	r := &resumePicker{u: u, titles: map[string]string{}, direct: arg}
+	r.p = newPicker(u, r.heading, "↑/↓ choose · Enter resume · Tab all workspaces · Esc close")
+	r.p.extra = func(ev *tcell.EventKey) bool {
+		if ev.Key() == tcell.KeyTab {
+			r.all = !r.all
+			r.rebuild()
+			return true
+		}
+		return false
+	}
+	r.p.choose = func(it pickItem) { u.resume(it.value.(string)) }
+	r.p.status = "loading…"
+	r.p.filter.SetText(arg)
+	r.p.open()
+	u.pageCtx(pagePicker, r.load)
+}
+
+func (r *resumePicker) heading() []span {
+	th := r.u.th
+	scope := "this workspace"
+	if r.all {
+		scope = "all workspaces"
+	}
+	return []span{{" Resume a session ", th.bar.Bold(true)}, {"· " + scope, th.bar}}
+}
+
+// load lists the corpus and sizes, then reads titles in batches, posting
+// each step; it stops when the picker closes.
+func (r *resumePicker) load(ctx context.Context) {
+	u := r.u
+	records, err := u.opts.Query.ListSessions(ctx)
+	var sizes map[string]int64
+	if err == nil && u.opts.Sizes != nil {
+		sizes, _ = u.opts.Sizes(ctx)
+	}
+	u.post.post(func() {
+		if err != nil {
+			r.p.status = "listing failed: " + oneLine(err.Error())
+			return
+		}
+		r.records, r.sizes, r.loaded = records, sizes, true
+		r.p.status = ""
+		r.rebuild()
+		r.resolveDirect()
+	})
+	if err != nil {
+		return
+	}
+	// This workspace's titles first: they are what the picker shows.
+	var ids, rest []string
+	for _, rec := range records {
+		if r.inWorkspace(rec) {
+			ids = append(ids, rec.Header.ID)
+		} else {
+			rest = append(rest, rec.Header.ID)
+		}
+	}
+	ids = append(ids, rest...)
+	for start := 0; start < len(ids) && ctx.Err() == nil; start += titleBatch {
+		batch := ids[start:min(start+titleBatch, len(ids))]
+		results, err := u.opts.Query.ReadTitleSnapshots(ctx, batch)
+		if err != nil {
+			return
+		}
+		u.post.post(func() {
+			for _, res := range results {
+				if res.Status == sessionquery.Fulfilled && res.Value.Title != nil {
+					r.titles[res.SessionID] = res.Value.Title.Title
+				}
+			}
+			r.rebuild()
+		})
+	}
+}
+
+func (r *resumePicker) inWorkspace(rec sessionquery.SessionRecord) bool {
+	return rec.Header.Cwd != nil && filepath.Clean(*rec.Header.Cwd) == filepath.Clean(r.u.opts.Cwd)
+}
+
+// rebuild turns the records into rows for the current scope.
+func (r *resumePicker) rebuild() {
+	u, th := r.u, r.u.th
+	now := u.opts.Now()
+	home := homeDir()
+	var items []pickItem
+	current := ""
+	if u.cur != nil {
+		current = u.cur.agent.ID()
+	}
+	for _, rec := range r.records {
+		if !r.all && !r.inWorkspace(rec) {
+			continue
+		}
+		h := rec.Header
+		title, titled := r.titles[h.ID]
+		left := []span{{" ", th.base}}
+		if titled {
+			left = append(left, span{oneLine(title), th.bold})
+		} else {
+			left = append(left, span{"(untitled) " + shortID(h.ID), th.dim})
+		}
+		if r.all {
+			left = append(left, span{"  " + sanitize(shortPath(h.CwdOrEmpty(), home)), th.dim})
+		}
+		var meta []string
+		meta = append(meta, age(now, time.UnixMilli(h.CreatedAt)))
+		if n, ok := r.sizes[h.ID]; ok {
+			meta = append(meta, byteSize(n))
+		}
+		disabled := false
+		switch {
+		case h.ID == current:
+			meta = append(meta, "current")
+			disabled = true
+		case rec.Live:
+			meta = append(meta, "open")
+		}
+		right := []span{{strings.Join(meta, " · ") + " ", th.dim}}
+		items = append(items, pickItem{
+			row:      listRow{left: left, right: right, disabled: disabled},
+			key:      title + " " + h.ID + " " + h.CwdOrEmpty(),
+			value:    h.ID,
+			disabled: disabled,
+		})
+	}
+	r.p.setItems(items)
+	if r.loaded && len(items) == 0 {
+		if r.all {
+			r.p.status = "no sessions yet"
+		} else {
+			r.p.status = "no sessions in this workspace · Tab shows all"
+		}
+	} else if r.loaded {
+		r.p.status = fmt.Sprintf("%d sessions", len(items))
+	}
+}
+
+// resolveDirect resumes the one session an id prefix given with /resume
+// names, searching every workspace.
+func (r *resumePicker) resolveDirect() {
+	if r.direct == "" {
+		return
+	}
+	var match []string
+	for _, rec := range r.records {
+		if strings.HasPrefix(rec.Header.ID, r.direct) {
+			match = append(match, rec.Header.ID)
+		}
+	}
+	switch len(match) {
+	case 0:
+		r.p.status = "no session id starts with " + oneLine(r.direct)
+	case 1:
+		r.u.resume(match[0])
+	default:
+		r.all = true
+		r.rebuild()
+	}
+}

@@ -1,0 +1,264 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+
+	"github.com/seed-e9b4dba4/dsh/host/agent"
+	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/tools"
+)
+
+// binding is the UI's hold on one agent: its transcript and the observer
+// subscriptions feeding it.
+type binding struct {
+	agent   *agent.Agent
+	t       *transcript
+	unsub   []func()
+	running bool
+	// queued are steering messages sent during a turn that have not yet
+	// entered the log, by message id.
+	queued map[string]bool
+}
+
+func (b *binding) detach() {
+	for _, f := range b.unsub {
+		f()
+	}
+	b.unsub = nil
+}
+
+func emptyHeader(cwd string) session.Header {
+	return session.Header{Cwd: session.Ptr(cwd)}
+}
+
+// present looks up a tool's presenter in the registry.
+func (u *ui) present(name string) func(*tools.Call) *tools.CallView {
+	def, ok := u.opts.Tools.Get(name)
+	if !ok || def.PresentCall == nil {
+		return nil
+	}
+	return def.PresentCall
+}
+
+// attach makes a the current session: it subscribes first and snapshots
+// second, so no event is missed, and drops the events the snapshot already
+// holds by seq. It runs on the UI goroutine (or before the UI starts).
+func (u *ui) attach(a *agent.Agent) {
+	b := &binding{agent: a, queued: map[string]bool{}}
+	live := a.Session()
+	b.unsub = append(b.unsub, live.Subscribe(func(e session.Event) {
+		// A tool's presentation is taken now, on the agent's goroutine,
+		// because the call has not run yet: an edit's diff is only
+		// computable before the edit.
+		var view *tools.CallView
+		if e.Type == session.TypeToolCall {
+			view = u.captureView(live, e)
+		}
+		u.post.post(func() { u.onEvent(b, e, view) })
+	}))
+	b.unsub = append(b.unsub, a.OnStatus(func(s agent.Status) {
+		u.post.post(func() { u.onStatus(b, s) })
+	}))
+	h, events := live.Snapshot()
+	b.t = newTranscript(h, u.present)
+	b.t.load(events)
+	b.running = a.Status() == agent.StatusRunning
+	u.cur = b
+	u.view.setTranscript(b.t)
+	u.history = append(u.history[:0:0], b.t.prompts...)
+	u.histPos = len(u.history)
+}
+
+func (u *ui) captureView(live *session.Live, e session.Event) *tools.CallView {
+	var d session.ToolCall
+	if e.DecodeData(&d) != nil {
+		return nil
+	}
+	present := u.present(d.Name)
+	if present == nil {
+		return nil
+	}
+	return safePresent(present, &tools.Call{
+		CallID: d.CallID, Name: d.Name, Arguments: d.Arguments, Args: tools.ParseArguments(d.Arguments),
+		Location: tools.Location{Turn: d.Turn, Step: d.Step}, Session: live, Cwd: live.Header().CwdOrEmpty(),
+	})
+}
+
+// onEvent applies a live event to its binding's transcript.
+func (u *ui) onEvent(b *binding, e session.Event, view *tools.CallView) {
+	if b != u.cur {
+		return
+	}
+	t := b.t
+	switch {
+	case e.Seq < t.next:
+		return
+	case e.Seq > t.next:
+		// Should not happen (observers run in seq order); rebuild rather
+		// than show a transcript with a hole.
+		h, events := b.agent.Session().Snapshot()
+		b.t = newTranscript(h, u.present)
+		b.t.load(events)
+		u.view.setTranscript(b.t)
+		return
+	}
+	t.apply(e, true)
+	if view != nil {
+		t.capture(callIDOf(e), view)
+	}
+	if e.Type == session.TypeUserMessage {
+		var m session.Message
+		if e.DecodeData(&m) == nil {
+			delete(b.queued, m.ID)
+		}
+	}
+	if e.Type == session.TypeSessionTitle {
+		u.app.SetTitle(t.title + " — dsh")
+	}
+}
+
+func callIDOf(e session.Event) string {
+	var d session.ToolCall
+	_ = e.DecodeData(&d)
+	return d.CallID
+}
+
+func (u *ui) onStatus(b *binding, s agent.Status) {
+	if b != u.cur {
+		return
+	}
+	b.running = s == agent.StatusRunning
+	if !b.running {
+		clear(b.queued)
+		if b.t.stats.phase != phaseCompacting {
+			b.t.stats.phase = phaseIdle
+		}
+	}
+}
+
+// switchSession opens another session in the background and makes it
+// current once it is open; the previous one is then closed (flushed and
+// released). what names the operation for messages.
+func (u *ui) switchSession(what string, open func(ctx context.Context) (*agent.Agent, error)) {
+	if u.opening != "" {
+		u.setFlash(span{"still " + u.opening + "; wait a moment", u.th.warn})
+		return
+	}
+	u.opening = what
+	u.goBackground(func(ctx context.Context) {
+		a, err := open(ctx)
+		adopted := make(chan struct{})
+		u.post.post(func() {
+			close(adopted)
+			u.opening = ""
+			if err != nil {
+				u.notice(entryError, "%s failed: %v", what, err)
+				return
+			}
+			old := u.cur
+			if old != nil && old.agent == a {
+				u.notice(entryNotice, "this session is already open")
+				return
+			}
+			if old != nil {
+				old.detach()
+			}
+			u.attach(a)
+			u.closeAllPages()
+			if old != nil {
+				u.closeInBackground(old.agent)
+			}
+		})
+		if err != nil {
+			return
+		}
+		select {
+		case <-adopted:
+		case <-u.post.done:
+			select {
+			case <-adopted:
+			default:
+				// The UI closed before it could show the session; nobody
+				// else will close it.
+				_ = u.opts.Sessions.CloseSession(a)
+			}
+		}
+	})
+}
+
+func (u *ui) closeInBackground(a *agent.Agent) {
+	u.goBackground(func(context.Context) {
+		if err := u.opts.Sessions.CloseSession(a); err != nil {
+			u.post.post(func() { u.notice(entryError, "closing session %s: %v", shortID(a.ID()), err) })
+		}
+	})
+}
+
+// newSession starts a fresh session in the workspace.
+func (u *ui) newSession() {
+	cwd := u.opts.Cwd
+	u.switchSession("starting a new session", func(ctx context.Context) (*agent.Agent, error) {
+		return u.opts.Sessions.NewSession(ctx, cwd)
+	})
+}
+
+// resume continues a persisted session.
+func (u *ui) resume(id string) {
+	if u.cur != nil && u.cur.agent.ID() == id {
+		u.closeAllPages()
+		u.notice(entryNotice, "this session is already open")
+		return
+	}
+	u.switchSession("resuming "+shortID(id), func(ctx context.Context) (*agent.Agent, error) {
+		return u.opts.Sessions.ResumeSession(ctx, id)
+	})
+}
+
+// fork starts a session seeded with the current one's log.
+func (u *ui) fork() {
+	if u.cur == nil {
+		u.notice(entryError, "no session is open to fork")
+		return
+	}
+	id := u.cur.agent.ID()
+	u.switchSession("forking "+shortID(id), func(ctx context.Context) (*agent.Agent, error) {
+		return u.opts.Sessions.ForkSession(ctx, id, session.ForkLatest)
+	})
+}
+
+// compact summarizes the older conversation now.
+func (u *ui) compact() {
+	if u.cur == nil {
+		u.notice(entryError, "no session is open")
+		return
+	}
+	a := u.cur.agent
+	u.goBackground(func(ctx context.Context) {
+		err := a.Compact(ctx)
+		u.post.post(func() {
+			var ce *agent.CompactionError
+			switch {
+			case err == nil:
+				u.notice(entryNotice, "conversation compacted")
+			case errors.Is(err, agent.ErrBusy):
+				u.notice(entryError, "cannot compact while a turn runs: wait for it to finish or press Esc to cancel it")
+			case errors.Is(err, agent.ErrNothingToCompact):
+				u.notice(entryNotice, "nothing to compact yet: the conversation is too short")
+			case errors.As(err, &ce):
+				// The log already shows compaction/end with the error.
+			default:
+				u.notice(entryError, "compaction failed: %v", err)
+			}
+		})
+	})
+}
+
+// workspaceOf is a session's cwd, or the UI's for a session without one.
+func (u *ui) workspaceOf(h session.Header) string {
+	if c := h.CwdOrEmpty(); c != "" {
+		return filepath.Clean(c)
+	}
+	return u.opts.Cwd
+}
