@@ -55,6 +55,7 @@ func commands() []func(*globals) *cobra.Command {
 		newACPCmd,
 		newConfigCmd,
 		newRunCmd,
+		newTUICmd,
 		newVersionCmd,
 	}
 }
@@ -74,6 +75,10 @@ func execute(ctx context.Context, args []string, g *globals) int {
 		return exitOK
 	}
 	fmt.Fprintf(g.stderr, "dsh: %v\n", err)
+	var ce exitCodeError
+	if errors.As(err, &ce) {
+		return ce.code
+	}
 	var ue usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(g.stderr, "Run '%s --help' for usage.\n", ue.cmdPath)
@@ -87,8 +92,9 @@ func newRootCmd(g *globals) *cobra.Command {
 		Use:   "dsh",
 		Short: "A coding agent for your editor (ACP) and your terminal",
 		Long: `dsh is a coding agent. Run it inside an editor over the Agent Client
-Protocol, or in a terminal. It keeps every session as an append-only log
-under $DSH_HOME (default ~/.dsh).
+Protocol (dsh acp), or in a terminal: run bare, dsh opens its terminal UI
+(dsh tui). It keeps every session as an append-only log under $DSH_HOME
+(default ~/.dsh).
 
 Configuration is layered, lowest to highest: built-in defaults, the profile,
 $DSH_HOME/config.yaml, ./.dsh/config.yaml, --config FILE, DSH_* environment
@@ -97,6 +103,8 @@ variables, flags. See the effective values with: dsh config show`,
 		SilenceErrors: true,
 	}
 	requireSubcommand(root)
+	// Bare dsh is the terminal UI; it refuses clearly without a terminal.
+	root.RunE = func(c *cobra.Command, _ []string) error { return runTUI(c.Context(), g, "") }
 	root.SetIn(g.stdin)
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)
@@ -141,3 +149,13 @@ type usageError struct {
 
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
+
+// exitCodeError is a failure reported with a specific exit code and no
+// pointer to --help (the message already says what to do).
+type exitCodeError struct {
+	code int
+	err  error
+}
+
+func (e exitCodeError) Error() string { return e.err.Error() }
+func (e exitCodeError) Unwrap() error { return e.err }

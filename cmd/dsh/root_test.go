@@ -16,7 +16,8 @@ func TestExitCodes(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{nil, exitOK, ""},
+		{nil, exitUsage, "dsh needs a terminal"},
+		{[]string{"tui"}, exitUsage, "for scripts run a task headless with dsh run"},
 		{[]string{"--help"}, exitOK, ""},
 		{[]string{"help", "config"}, exitOK, ""},
 		{[]string{"version"}, exitOK, ""},
@@ -47,8 +48,8 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
-func TestNoSubcommandPrintsHelpOnStdout(t *testing.T) {
-	r := newSandbox(t).run()
+func TestHelpFlagPrintsHelpOnStdout(t *testing.T) {
+	r := newSandbox(t).run("--help")
 	for _, want := range []string{"Usage:", "config", "version", "--profile", "--set"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("help output lacks %q:\n%s", want, r.stdout)

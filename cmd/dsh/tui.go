@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/seed-e9b4dba4/dsh/compositions"
+)
+
+func newTUICmd(g *globals) *cobra.Command {
+	var resume string
+	cmd := &cobra.Command{
+		Use:   "tui",
+		Short: "Chat with dsh in the terminal (the default when dsh runs in a terminal)",
+		Long: `Run the terminal UI in the current directory: a streaming transcript with
+tool cards, approval dialogs, and commands such as /resume and /search over
+your past sessions (/help lists them all). Enter sends, Esc cancels a turn,
+Ctrl+C twice exits and prints the command that resumes the session.
+
+Stdin and stdout must be terminals; for scripts use dsh run, for editors
+dsh acp. While the UI runs, diagnostics go to log.file, by default
+$DSH_HOME/logs/tui.log.
+
+Try it without an API key: dsh tui --profile demo`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runTUI(cmd.Context(), g, resume)
+		},
+	}
+	cmd.Flags().StringVar(&resume, "resume", "", "continue the session with this id instead of starting a new one")
+	return cmd
+}
+
+// errNoTerminal refuses to start the UI without a terminal.
+var errNoTerminal = errors.New("dsh needs a terminal for its interactive UI (stdin and stdout must both be terminals); " +
+	"for scripts run a task headless with dsh run \"task\", for editors use dsh acp, and dsh --help lists every command")
+
+// runTUI runs the terminal UI and, once the terminal is restored, prints
+// the command that resumes the session.
+func runTUI(ctx context.Context, g *globals, resume string) error {
+	if !g.terminal() {
+		return exitCodeError{code: exitUsage, err: errNoTerminal}
+	}
+	cfg, err := g.loadConfig()
+	if err != nil {
+		return err
+	}
+	cwd, err := g.workdir()
+	if err != nil {
+		return err
+	}
+	if cfg.Log.File == "" {
+		// The terminal belongs to the UI: stderr output would tear it.
+		cfg.Log.File = filepath.Join(cfg.Home, "logs", "tui.log")
+	}
+	rt, err := compositions.New(ctx, compositions.Options{
+		Config: cfg, Kind: compositions.TUI, LogWriter: g.stderr, Version: version(),
+	})
+	if err != nil {
+		return err
+	}
+	res, runErr := compositions.RunTUI(ctx, rt, compositions.TUIOptions{
+		Cwd:           cwd,
+		Resume:        resume,
+		ResumeCommand: g.resumeCommand,
+		Version:       version(),
+	})
+	err = errors.Join(runErr, rt.Close())
+	if res.ResumeCommand != "" {
+		fmt.Fprintf(g.stdout, "Resume this session with: %s\n", res.ResumeCommand)
+	}
+	return err
+}
+
+// resumeCommand is the command line that reopens session id with the same
+// profile, home and config file as this run.
+func (g *globals) resumeCommand(id string) string {
+	parts := []string{"dsh", "tui"}
+	if g.profile != "" {
+		parts = append(parts, "--profile", shellQuote(g.profile))
+	}
+	if g.home != "" {
+		parts = append(parts, "--home", shellQuote(g.home))
+	}
+	if g.configFile != "" {
+		parts = append(parts, "--config", shellQuote(g.configFile))
+	}
+	return strings.Join(append(parts, "--resume", id), " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// terminal reports whether stdin and stdout are both terminals.
+func (g *globals) terminal() bool {
+	in, ok := g.stdin.(interface{ Fd() uintptr })
+	if !ok {
+		return false
+	}
+	out, ok := g.stdout.(interface{ Fd() uintptr })
+	if !ok {
+		return false
+	}
+	return term.IsTerminal(int(in.Fd())) && term.IsTerminal(int(out.Fd()))
+}

@@ -1,0 +1,78 @@
+package compositions
+
+import (
+	"context"
+	"errors"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/seed-e9b4dba4/dsh/host/tui"
+)
+
+// TUIOptions configures RunTUI.
+type TUIOptions struct {
+	// Cwd is the workspace new sessions start in (absolute).
+	Cwd string
+	// Resume continues this session instead of starting a new one.
+	Resume string
+	// ResumeCommand formats the command that resumes a session; the caller
+	// prints it after exit. Nil uses "dsh tui --resume ID".
+	ResumeCommand func(id string) string
+	// Screen is the terminal; nil opens the process's. Tests pass a
+	// simulation screen.
+	Screen    tcell.Screen
+	AfterDraw func(tcell.Screen)
+	Version   string
+}
+
+// RunTUI runs the terminal UI over r, one session at a time, until the user
+// exits or ctx is done. The session shown last is closed (flushed) before
+// RunTUI returns; r stays open for the caller to Close.
+func RunTUI(ctx context.Context, r *Runtime, o TUIOptions) (tui.Result, error) {
+	if r.Kind != TUI {
+		return tui.Result{}, errors.New("compositions: RunTUI needs a runtime of kind tui")
+	}
+	opts := tui.Options{
+		Sessions: r,
+		Sizes:    r.sessionSizes,
+		Tools:    r.Tools,
+		Models:   r.Provider,
+		Config: tui.Config{
+			ShowReasoning:      r.Config.TUI.ShowReasoning,
+			MaxToolOutputLines: r.Config.TUI.MaxToolOutputLines,
+			Color:              r.Config.TUI.Color,
+			Mouse:              r.Config.TUI.Mouse,
+		},
+		Cwd:           o.Cwd,
+		Resume:        o.Resume,
+		Version:       o.Version,
+		ResumeCommand: o.ResumeCommand,
+		Screen:        o.Screen,
+		AfterDraw:     o.AfterDraw,
+		Now:           r.Now,
+		NewID:         r.NewID,
+		Log:           r.Log.With("component", "tui"),
+	}
+	// Interfaces stay nil when the service is absent, so the UI can tell.
+	if r.Query != nil {
+		opts.Query = r.Query
+	}
+	if r.Permissions != nil {
+		opts.Permissions = r.Permissions
+	}
+	return tui.Run(ctx, opts)
+}
+
+// sessionSizes reports the size of every persisted log, for the /resume
+// picker.
+func (r *Runtime) sessionSizes(ctx context.Context) (map[string]int64, error) {
+	entries, err := r.Store.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]int64, len(entries))
+	for _, e := range entries {
+		out[e.Header.ID] = e.Size
+	}
+	return out, nil
+}
