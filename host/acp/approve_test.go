@@ -5,7 +5,6 @@ import (
 	"errors"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -97,34 +96,23 @@ func TestAllowAlwaysIsRememberedForTheSession(t *testing.T) {
 	}
 }
 
-// The permission request follows the tool_call update of its call.
+// On the wire, the permission request follows the tool_call update of its
+// call. (The SDK client may dispatch a request before a notification that
+// preceded it, so the order is checked on the bytes.)
 func TestPermissionRequestComesAfterTheCallCard(t *testing.T) {
 	w := newWorld(t)
 	h := start(t, w)
 	id := h.newSession(workspace(t))
-	var (
-		mu    sync.Mutex
-		order []string
-	)
-	h.c.onUpdate = func(n sdk.SessionNotification) {
-		if n.Update.ToolCall != nil {
-			mu.Lock()
-			order = append(order, "tool_call")
-			mu.Unlock()
-		}
-	}
-	h.c.answer = func(sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
-		mu.Lock()
-		order = append(order, "request_permission")
-		mu.Unlock()
-		return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected(optionAllowOnce)}, nil
-	}
+	h.c.answer = selected(optionAllowOnce)
 	w.provider.add(toolCalls("run", `{"command":"ls"}`), reply("", "ok"))
 	if _, err := h.prompt(id, "go"); err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"tool_call", "request_permission"}; !slices.Equal(order, want) {
-		t.Errorf("order = %v", order)
+	wire := h.wire.String()
+	card := strings.Index(wire, `"sessionUpdate":"tool_call"`)
+	ask := strings.Index(wire, `"method":"session/request_permission"`)
+	if card < 0 || ask < 0 || card > ask {
+		t.Errorf("tool_call at %d, request_permission at %d in:\n%s", card, ask, wire)
 	}
 }
 

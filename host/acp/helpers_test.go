@@ -448,6 +448,26 @@ type harness struct {
 	in     *io.PipeWriter // the agent's input
 	served chan error
 	ctx    context.Context
+	// wire holds every byte the agent wrote, in order.
+	wire lockedBuffer
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b = append(l.b, p...)
+	return len(p), nil
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return string(l.b)
 }
 
 func start(t *testing.T, w *world, tweak ...func(*Options)) *harness {
@@ -463,7 +483,7 @@ func start(t *testing.T, w *world, tweak ...func(*Options)) *harness {
 		h.served <- Serve(context.Background(), agentIn, agentOut, opts)
 		_ = agentOut.Close()
 	}()
-	h.conn = sdk.NewClientSideConnection(h.c, clientOut, clientIn)
+	h.conn = sdk.NewClientSideConnection(h.c, clientOut, io.TeeReader(clientIn, &h.wire))
 	t.Cleanup(func() { h.stop() })
 	return h
 }

@@ -331,8 +331,29 @@ func TestRetryShowsABracketedNotice(t *testing.T) {
 	got := kinds(h.c.take())
 	want := []string{
 		"session_info_update:go",
-		"agent_message_chunk:\n\n[model request failed: model returned a completed response with no content; retry 1 of 2 in 1ms]\n\n",
+		"agent_message_chunk:[model request failed: model returned a completed response with no content; retry 1 of 2 in 1ms]\n\n",
 		"agent_message_chunk:second try",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("updates = %q\nwant %q", got, want)
+	}
+}
+
+func TestRetryNoticeAfterPartialTextStartsOnItsOwnLine(t *testing.T) {
+	w := newWorld(t)
+	h := start(t, w)
+	id := h.newSession(workspace(t))
+	failed := llm.Chunk{Type: llm.ChunkFinish, Kind: llm.FinishError, Failure: &session.Failure{Code: llm.CodeServer, Message: "overloaded"}}
+	w.provider.add(chunks(textDelta("Hal"), failed), reply("", "Hello"))
+	if _, err := h.prompt(id, "go"); err != nil {
+		t.Fatal(err)
+	}
+	got := kinds(h.c.take())
+	want := []string{
+		"session_info_update:go",
+		"agent_message_chunk:Hal",
+		"agent_message_chunk:\n\n[model request failed: overloaded; retry 1 of 2 in 1ms]\n\n",
+		"agent_message_chunk:Hello",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("updates = %q\nwant %q", got, want)

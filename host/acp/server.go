@@ -32,7 +32,9 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	conn := sdk.NewAgentSideConnection(s, w, pr)
 	// Nothing reaches the connection before the filter starts, so the
 	// logger and s.conn are in place before any handler runs.
-	conn.SetLogger(opts.Log.With("component", "acp-sdk"))
+	sdkLog, shut := newGate(opts.Log.With("component", "acp-sdk").Handler())
+	defer shut()
+	conn.SetLogger(slog.New(sdkLog))
 	s.conn = conn
 	restore := opts.Tools.SetApprover(&approver{s: s, next: opts.Tools.Approver()})
 

@@ -24,6 +24,9 @@ type translator struct {
 	cwd  string
 
 	compacting bool // between compaction/start and compaction/end
+	// midLine is set while the streamed reply text does not end with a
+	// newline, so a notice starts on a line of its own.
+	midLine bool
 
 	mu   sync.Mutex
 	open map[string]openCall // tool calls without a result, by call id
@@ -63,7 +66,12 @@ func (t *translator) stream(e session.Event) []sdk.SessionUpdate {
 		if e.DecodeData(&d) != nil {
 			return nil
 		}
-		return []sdk.SessionUpdate{sdk.UpdateAgentMessageText(retryNotice(d))}
+		notice := retryNotice(d)
+		if t.midLine {
+			notice = "\n\n" + notice
+		}
+		t.midLine = false
+		return []sdk.SessionUpdate{sdk.UpdateAgentMessageText(notice)}
 	}
 	return nil
 }
@@ -134,6 +142,7 @@ func (t *translator) chunk(e session.Event) []sdk.SessionUpdate {
 	}
 	switch c.Type {
 	case llm.ChunkTextDelta:
+		t.midLine = !strings.HasSuffix(c.Delta, "\n")
 		return []sdk.SessionUpdate{sdk.UpdateAgentMessageText(c.Delta)}
 	case llm.ChunkReasoningDelta:
 		return []sdk.SessionUpdate{sdk.UpdateAgentThoughtText(c.Delta)}
@@ -227,7 +236,9 @@ func (t *translator) toolResult(e session.Event, withDiff bool) []sdk.SessionUpd
 	case diff != nil:
 		u.Content = []sdk.ToolCallContent{diffContent(diff)}
 	case text != "":
-		if kind == tools.KindExecute {
+		// Command output reads best verbatim; the pipeline's own errors
+		// (denials, aborts) are prose.
+		if kind == tools.KindExecute && !strings.HasPrefix(text, "Error: ") {
 			text = fence(text, "console")
 		}
 		u.Content = []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(text))}
@@ -360,7 +371,7 @@ func retryNotice(d session.LLMRetry) string {
 	if d.MaxRetries > 0 {
 		attempt = fmt.Sprintf("retry %d of %d", d.Retry, d.MaxRetries)
 	}
-	return fmt.Sprintf("\n\n[model request failed: %s; %s in %s]\n\n", strings.TrimSpace(d.Failure.Message), attempt, delay)
+	return fmt.Sprintf("[model request failed: %s; %s in %s]\n\n", strings.TrimSpace(d.Failure.Message), attempt, delay)
 }
 
 // isoTime renders Unix milliseconds as ISO 8601 in UTC.
