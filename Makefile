@@ -18,17 +18,19 @@ GOLDEN_UPDATE = $(sort $(GOLDEN_PKGS) github.com/seed-e9b4dba4/dsh/snapshots)
 
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@latest
 
-.PHONY: all help build run test snapshots bench lint clean
+.PHONY: all help build run test snapshots bench lint clean tui-smoke
 
 all: build
 
 help:
 	@echo "make build      build $(BIN)"
-	@echo "make run        run dsh from source (ARGS=\"...\" passes arguments)"
+	@echo "make run        run dsh from source: the terminal UI, on the demo profile"
+	@echo "                when DEEPSEEK_API_KEY is unset (ARGS=\"...\" passes arguments)"
 	@echo "make test       go vet, then every test with the race detector"
 	@echo "make snapshots  regenerate golden files (GOLDEN_PKGS)"
 	@echo "make bench      run the benchmarks"
 	@echo "make lint       gofmt check, go vet, staticcheck when reachable"
+	@echo "make tui-smoke  drive the built binary's terminal UI in tmux (needs tmux)"
 	@echo "make clean      remove build output"
 
 # -buildvcs=auto records the commit for `dsh version` even when GOFLAGS
@@ -36,8 +38,17 @@ help:
 build:
 	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/dsh
 
+# Bare `make run` opens the terminal UI. Without an API key in the
+# environment it uses the demo profile, which replays a recorded session, so
+# a new user can try dsh with no key and no network; ARGS=tui forces the
+# configured provider.
 run:
-	$(GO) run ./cmd/dsh $(ARGS)
+	@if [ -z "$(ARGS)" ] && [ -z "$$DEEPSEEK_API_KEY" ] && [ -z "$$DSH_LLM_API_KEY" ]; then \
+		echo "$(GO) run ./cmd/dsh --profile demo  (DEEPSEEK_API_KEY is unset)"; \
+		$(GO) run ./cmd/dsh --profile demo; \
+	else \
+		$(GO) run ./cmd/dsh $(ARGS); \
+	fi
 
 test:
 	$(GO) vet ./...
@@ -54,6 +65,12 @@ snapshots:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# A scripted run of the built binary in a real terminal: tmux provides the
+# pty, send-keys types, capture-pane reads the screen (cmd/dsh, build tag
+# tmux). Not part of `make test`, since it needs tmux.
+tui-smoke:
+	$(GO) test -tags tmux -run TestTmuxSmoke -count=1 -v ./cmd/dsh
 
 lint:
 	@unformatted=$$(gofmt -l $$(find . -name '*.go' -not -path './bin/*' -not -path '*/testdata/*')); \

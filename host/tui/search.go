@@ -147,7 +147,7 @@ func searchError(err error) string {
 	if errors.As(err, &qe) {
 		switch qe.Code {
 		case sessionquery.CodeSearchDisabled:
-			return "search is disabled: the full-text index is off (session_query.open_at: never); /resume still lists sessions"
+			return "search is disabled: the full-text index is not open (session_query.open_at is never, or it could not open; see the log); /resume still lists sessions"
 		case sessionquery.CodeInvalidQuery:
 			return "the query is not searchable: " + oneLine(qe.Message)
 		}
