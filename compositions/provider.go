@@ -24,6 +24,8 @@ func newProvider(cfg *config.Config, version string) (llm.Provider, error) {
 			Fixtures: []string{c.Replay.Fixture},
 			Override: c.Replay.Override,
 		})
+	case "demo":
+		return newDemoProvider(), nil
 	case "deepseek", "openai":
 		keyEnv := c.APIKeyEnv
 		if c.Provider == "openai" && keyEnv == "DEEPSEEK_API_KEY" {
@@ -43,7 +45,7 @@ func newProvider(cfg *config.Config, version string) (llm.Provider, error) {
 			Version:           version,
 		})
 	default:
-		return nil, fmt.Errorf("llm.provider %q is not supported (use deepseek, openai or replay)", c.Provider)
+		return nil, fmt.Errorf("llm.provider %q is not supported (use deepseek, openai, replay or demo)", c.Provider)
 	}
 }
 

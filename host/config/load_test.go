@@ -149,7 +149,7 @@ func TestUnknownProfileListsAvailableProfiles(t *testing.T) {
 	o := w.opts()
 	o.Profile = "nope"
 	err := w.loadErr(o)
-	wantContains(t, err, `unknown profile "nope"`, "default, mine, session-query", filepath.Join(w.home, "profiles", "nope.yaml"))
+	wantContains(t, err, `unknown profile "nope"`, "default, demo, mine, session-query, snapshot", filepath.Join(w.home, "profiles", "nope.yaml"))
 }
 
 func TestInvalidProfileNameIsRejected(t *testing.T) {

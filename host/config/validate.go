@@ -23,7 +23,7 @@ const maxTimerMs = math.MaxInt32
 // of their type.
 var rules = map[string]rule{
 	"log.level":                                   oneOf("debug", "info", "warn", "error"),
-	"llm.provider":                                oneOf("deepseek", "openai", "replay"),
+	"llm.provider":                                oneOf("deepseek", "openai", "replay", "demo"),
 	"llm.base_url":                                httpURL,
 	"llm.model":                                   nonEmpty,
 	"llm.api_key_env":                             envVarName,
