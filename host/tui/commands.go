@@ -248,6 +248,7 @@ func (u *ui) helpLines() []line {
 		{"Home, End", "top / bottom of the transcript (input empty)"},
 		{"Ctrl+O", "tool cards: collapsed → expanded → hidden"},
 		{"click a tool card", "expand or collapse it"},
+		{"Shift+drag", "select text while the mouse is on (tui.mouse)"},
 		{"Ctrl+R", "show or hide reasoning"},
 		{"Ctrl+L", "redraw the screen"},
 		{"Tab", "complete a command"},

@@ -15,8 +15,7 @@ func TestTitleCommandRenamesTheSession(t *testing.T) {
 	b := newBackend(t, newScripted())
 	d := startUI(t, b, nil)
 	d.submit("/title Fix the \x1b[31mflaky upload test")
-	screen := d.waitText("dsh Fix the [31mflaky upload test")
-	_ = screen
+	d.waitText("dsh Fix the [31mflaky upload test")
 	_, events := d.ui.cur.agent.Session().Snapshot()
 	title, err := session.FoldTitle(events)
 	if err != nil || title == nil || title.Title != "Fix the [31mflaky upload test" || string(title.Source) != `{"kind":"user"}` {
@@ -110,12 +109,11 @@ func TestForkAndNewSwitchSessions(t *testing.T) {
 	d.submit("the original prompt")
 	d.waitText("original answer", "○ ready")
 	d.submit("/fork")
-	screen := d.waitText("forked from session "+shortID(first), "› the original prompt")
+	d.waitText("forked from session "+shortID(first), "› the original prompt")
 	forked := d.ui.cur.agent.ID()
 	if forked == first {
 		t.Fatal("fork did not switch sessions")
 	}
-	_ = screen
 	d.submit("/new")
 	d.waitText("Type a message and press Enter")
 	if d.ui.cur.agent.ID() == forked {

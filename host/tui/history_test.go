@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -120,4 +121,35 @@ func TestResumeWithAnIDResumesDirectly(t *testing.T) {
 	if strings.Contains(screen, "Resume a session") {
 		t.Errorf("the picker stayed open:\n%s", screen)
 	}
+}
+
+func TestATenThousandEventSessionResumesAtItsEndAndScrolls(t *testing.T) {
+	b := newBackend(t, newScripted())
+	h, events := genSession(t, 10_000)
+	h.ID = "10000000-0000-4000-8000-000000000000"
+	h.Cwd = &b.cwd
+	w, err := b.store.Create(h, events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	last := 0
+	for _, e := range events {
+		if e.Type == "turn/start" {
+			last++
+		}
+	}
+	d := startUI(t, b, func(o *Options) { o.Resume = h.ID })
+	end := d.waitText(fmt.Sprintf("Fixed the bug in turn %d:", last), "○ ready")
+	d.key(tcell.KeyPgUp)
+	d.key(tcell.KeyPgUp)
+	up := d.waitText("scrolled up")
+	if up == end {
+		t.Fatal("PgUp did not scroll")
+	}
+	d.key(tcell.KeyEnd)
+	d.waitText(fmt.Sprintf("Fixed the bug in turn %d:", last))
+	d.waitGone("scrolled up")
 }

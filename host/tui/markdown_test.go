@@ -3,8 +3,6 @@ package tui
 import (
 	"strings"
 	"testing"
-
-	"github.com/gdamore/tcell/v2"
 )
 
 // render lays Markdown out as plain rows at width.
@@ -86,5 +84,4 @@ func TestMarkdownNeverInterpretsTerminalSequences(t *testing.T) {
 	if !strings.Contains(joined, `\x1b]0;pwned\x07title`) || !strings.Contains(joined, `• \x1b[2J`) {
 		t.Errorf("escapes not shown: %q", joined)
 	}
-	_ = tcell.StyleDefault
 }

@@ -69,6 +69,17 @@ func (u *ui) attach(a *agent.Agent) {
 	u.view.setTranscript(b.t)
 	u.history = append(u.history[:0:0], b.t.prompts...)
 	u.histPos = len(u.history)
+	u.setWindowTitle()
+}
+
+// setWindowTitle names the terminal window after the session. The title
+// goes out in an escape sequence, so it is flattened and escaped first.
+func (u *ui) setWindowTitle() {
+	title := "dsh"
+	if t := u.transcript().title; t != "" {
+		title = oneLine(t) + " — dsh"
+	}
+	u.app.SetTitle(title)
 }
 
 func (u *ui) captureView(live *session.Live, e session.Event) *tools.CallView {
@@ -115,7 +126,7 @@ func (u *ui) onEvent(b *binding, e session.Event, view *tools.CallView) {
 		}
 	}
 	if e.Type == session.TypeSessionTitle {
-		u.app.SetTitle(t.title + " — dsh")
+		u.setWindowTitle()
 	}
 }
 
