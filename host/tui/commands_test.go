@@ -145,3 +145,24 @@ func TestAMissingKeyIsReportedAtTheFirstPrompt(t *testing.T) {
 	d.submit("hello")
 	d.waitText("no API key: DEEPSEEK_API_KEY is not set (MISSING_CREDENTIAL)", "Set the API key")
 }
+
+func TestCompactSummarizesOlderTurnsAndMarksTheCheckpoint(t *testing.T) {
+	long := strings.Repeat("detail ", 300)
+	b := newBackend(t, newScripted(
+		textReply("", "first answer "+long),
+		textReply("", "second answer "+long),
+		textReply("", "third answer"),
+		textReply("", "## Goals\n- summarized"),
+	))
+	d := startUI(t, b, nil)
+	for _, p := range []string{"first question", "second question", "third question"} {
+		d.submit(p)
+		d.waitText("○ ready", "› "+p)
+	}
+	d.waitText("third answer")
+	d.submit("/compact")
+	screen := d.waitText("earlier context was compacted", "conversation compacted", "○ ready")
+	if strings.Contains(screen, "## Goals") || strings.Contains(screen, "summarized") {
+		t.Errorf("the summary call's stream leaked into the transcript:\n%s", screen)
+	}
+}

@@ -239,7 +239,8 @@ func (c *toolCard) layout(width int, m viewMode, th *theme) []line {
 		// An edit's diff is what the user most wants to check.
 		limit = max(2*limit, 12)
 	}
-	if c.expanded(m) || len(body) <= limit {
+	// Hiding a single line would cost as much room as showing it.
+	if c.expanded(m) || len(body) <= limit+1 {
 		for _, b := range body {
 			out = append(out, render(b, c.expanded(m))...)
 		}

@@ -125,3 +125,31 @@ func TestResizingKeepsTheLayout(t *testing.T) {
 		}
 	}
 }
+
+func TestAToolFailureShowsInlineAndTheTurnGoesOn(t *testing.T) {
+	b := newBackend(t, nil)
+	b.provider = newScripted(
+		toolReply("call_1", "read", `{"file_path":"`+b.cwd+`/missing.txt"}`),
+		textReply("", "That file does not exist."),
+	)
+	d := startUI(t, b, nil)
+	d.submit("read the missing file")
+	screen := d.waitText("✗ Read missing.txt", "That file does not exist.", "○ ready")
+	if !strings.Contains(screen, "missing.txt") || !strings.Contains(screen, "Error:") {
+		t.Errorf("the failure is not shown in the card:\n%s", screen)
+	}
+}
+
+func TestCtrlRTogglesReasoning(t *testing.T) {
+	b := newBackend(t, newScripted(textReply("a private chain of thought", "The answer.")))
+	d := startUI(t, b, nil)
+	d.submit("think")
+	d.waitText("✻ a private chain of thought", "The answer.")
+	d.keyMod(tcell.KeyCtrlR, 0, tcell.ModCtrl)
+	screen := d.waitText("✻ thought for 5 words · Ctrl+R shows reasoning", "reasoning hidden")
+	if strings.Contains(screen, "a private chain of thought") {
+		t.Errorf("hidden reasoning is still shown:\n%s", screen)
+	}
+	d.keyMod(tcell.KeyCtrlR, 0, tcell.ModCtrl)
+	d.waitText("✻ a private chain of thought", "reasoning shown")
+}
