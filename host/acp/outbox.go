@@ -13,8 +13,11 @@ import (
 // Push only queues. Flush is the barrier a prompt answer and a permission
 // request wait for.
 type outbox struct {
-	send  func(sdk.SessionUpdate) error
-	onErr func(error)
+	send func(sdk.SessionUpdate) error
+	// onErr hears about the first update that could not be written; once
+	// the client is gone every later one fails the same way.
+	onErr  func(error)
+	failed bool // touched only by run
 
 	mu     sync.Mutex
 	queue  []outItem
@@ -101,8 +104,11 @@ func (o *outbox) run() {
 				close(it.barrier)
 				continue
 			}
-			if err := o.send(*it.update); err != nil && o.onErr != nil {
-				o.onErr(err)
+			if err := o.send(*it.update); err != nil && !o.failed {
+				o.failed = true
+				if o.onErr != nil {
+					o.onErr(err)
+				}
 			}
 		}
 		if len(batch) > 0 {

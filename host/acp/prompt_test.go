@@ -359,3 +359,49 @@ func TestRetryNoticeAfterPartialTextStartsOnItsOwnLine(t *testing.T) {
 		t.Errorf("updates = %q\nwant %q", got, want)
 	}
 }
+
+// Two sessions of one connection prompt at the same time; each gets its own
+// updates and answer.
+func TestSessionsOfOneConnectionRunConcurrently(t *testing.T) {
+	w := newWorld(t)
+	h := start(t, w)
+	a, b := h.newSession(workspace(t)), h.newSession(workspace(t))
+	release := make(chan struct{})
+	waiting := make(chan struct{}, 2)
+	gated := func(text string) call {
+		return func(ctx context.Context, yield func(llm.Chunk) error) error {
+			waiting <- struct{}{}
+			<-release
+			return reply("", text)(ctx, yield)
+		}
+	}
+	w.provider.add(gated("from one"), gated("from two"))
+	type answer struct {
+		id  sdk.SessionId
+		err error
+	}
+	done := make(chan answer, 2)
+	for _, id := range []sdk.SessionId{a, b} {
+		go func() {
+			_, err := h.prompt(id, "go")
+			done <- answer{id, err}
+		}()
+	}
+	<-waiting
+	<-waiting // both model calls are in flight at once
+	close(release)
+	for range 2 {
+		if r := <-done; r.err != nil {
+			t.Fatalf("%s: %v", r.id, r.err)
+		}
+	}
+	texts := map[sdk.SessionId][]string{}
+	for _, n := range h.c.take() {
+		if n.Update.AgentMessageChunk != nil {
+			texts[n.SessionId] = append(texts[n.SessionId], n.Update.AgentMessageChunk.Content.Text.Text)
+		}
+	}
+	if len(texts[a]) != 1 || len(texts[b]) != 1 || texts[a][0] == texts[b][0] {
+		t.Errorf("replies = %v", texts)
+	}
+}
