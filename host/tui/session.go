@@ -165,6 +165,7 @@ func (u *ui) switchSession(what string, open func(ctx context.Context) (*agent.A
 			close(adopted)
 			u.opening = ""
 			if err != nil {
+				u.opts.Log.Warn("opening a session failed", "what", what, "err", err)
 				u.notice(entryError, "%s failed: %v", what, err)
 				return
 			}
@@ -202,6 +203,7 @@ func (u *ui) switchSession(what string, open func(ctx context.Context) (*agent.A
 func (u *ui) closeInBackground(a *agent.Agent) {
 	u.goBackground(func(context.Context) {
 		if err := u.opts.Sessions.CloseSession(a); err != nil {
+			u.opts.Log.Error("closing a session failed", "session", a.ID(), "err", err)
 			u.post.post(func() { u.notice(entryError, "closing session %s: %v", shortID(a.ID()), err) })
 		}
 	})

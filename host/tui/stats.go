@@ -51,7 +51,6 @@ type stats struct {
 	phase        phase
 	phaseSince   int64 // Unix ms of the event that entered the phase
 	toolsRunning int
-	lastFailure  string
 }
 
 func (s *stats) setPhase(p phase, at int64) {

@@ -269,10 +269,6 @@ func (t *transcript) chunk(e session.Event, live bool) {
 		if live {
 			t.stats.setPhase(phaseResponding, e.Time)
 		}
-	case llm.ChunkFinish:
-		if c.Kind == llm.FinishError && c.Failure != nil {
-			t.stats.lastFailure = c.Failure.Message
-		}
 	}
 }
 

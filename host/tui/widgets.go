@@ -165,6 +165,9 @@ func (l *listView) Draw(screen tcell.Screen) {
 		i := l.offset + r
 		row := l.rows[i]
 		left, right := row.left, row.right
+		if row.disabled {
+			left = restyleDim(left, l.th.dim)
+		}
 		if i == l.selected && !row.header {
 			fillLine(screen, x, y+r, w, l.th.selected)
 			left = restyle(left, l.th.selected)
@@ -177,6 +180,15 @@ func (l *listView) Draw(screen tcell.Screen) {
 		b.SetRect(x, y+r, w, 1)
 		b.Draw(screen)
 	}
+}
+
+// restyleDim draws spans in the dim style, for rows that cannot be chosen.
+func restyleDim(spans []span, dim tcell.Style) []span {
+	out := make([]span, len(spans))
+	for i, s := range spans {
+		out[i] = span{s.text, dim}
+	}
+	return out
 }
 
 // restyle keeps attributes but moves spans onto the selection colours.
