@@ -20,6 +20,13 @@
 // connection lives on; the end of the input closes every session, flushing
 // its log.
 //
+// A prompt answers by how its turn ended: completed or blocked is end_turn;
+// max-tokens is max_tokens (Zed tells the user the reply was cut, where
+// end_turn would hide it); a turn cancelled by the client, interrupted or
+// disposed, or a prompt dropped before its turn began, is cancelled; a
+// failed turn is the JSON-RPC error "Internal error: turn failed: <message>"
+// with the failure code in its data.
+//
 // The package never imports compositions: a composition hands it what it
 // needs through Options (the Sessions factory, the session Catalog, the tool
 // registry, the permissions service, the model catalog). cmd/dsh reaches it

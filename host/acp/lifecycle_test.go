@@ -1,7 +1,9 @@
 package acp
 
 import (
+	"context"
 	"encoding/json"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -222,5 +224,29 @@ func TestInputEndClosesEverySessionAndServeReturnsNil(t *testing.T) {
 	}
 	if w.tools.Approver() != nil {
 		t.Error("Serve left its approver installed")
+	}
+}
+
+func TestServeReturnsWhenItsContextEnds(t *testing.T) {
+	w := newWorld(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	in, keepOpen := io.Pipe()
+	defer keepOpen.Close()
+	clientIn, out := io.Pipe()
+	served := make(chan error, 1)
+	go func() {
+		served <- Serve(ctx, in, out, Options{Sessions: w, Catalog: w.query, Tools: w.tools, Permissions: w.perms})
+		_ = out.Close()
+	}()
+	conn := sdk.NewClientSideConnection(&client{}, keepOpen, clientIn)
+	if _, err := conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: workspace(t), McpServers: []sdk.McpServer{}}); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := <-served; err != nil {
+		t.Fatalf("Serve = %v", err)
+	}
+	if n := len(w.closedIDs()); n != 1 {
+		t.Errorf("%d sessions closed, want 1", n)
 	}
 }
