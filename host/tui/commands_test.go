@@ -56,6 +56,13 @@ func TestModelCommandPicksFromTheCatalog(t *testing.T) {
 	if m, _ := d.ui.cur.agent.Model(); m != "big-model" {
 		t.Errorf("model = %s", m)
 	}
+	d.submit("/model")
+	d.waitText("reasoning effort default", "● big-model")
+	d.key(tcell.KeyUp)
+	d.keyMod(tcell.KeyBacktab, 0, tcell.ModShift)
+	d.waitText("reasoning effort low")
+	d.key(tcell.KeyEnter)
+	d.waitText("model: test-model · effort low")
 	d.submit("/model test-model high")
 	d.waitText("model: test-model · effort high")
 	if m, e := d.ui.cur.agent.Model(); m != "test-model" || e != "high" {

@@ -39,6 +39,12 @@ type searchTarget struct {
 	seq       int
 }
 
+// searchResult is a search's groups and whether more sessions matched.
+type searchResult struct {
+	groups []searchGroup
+	more   bool
+}
+
 // searchGroup is one session of the results.
 type searchGroup struct {
 	hit   sessionquery.SessionHit
@@ -86,7 +92,7 @@ func (s *searchPage) run() {
 	s.targets = nil
 	query, all, cwd := s.query, s.all, u.opts.Cwd
 	u.pageCtx(pageSearch, func(ctx context.Context) {
-		groups, err := search(ctx, u.opts.Query, query, all, cwd)
+		res, err := search(ctx, u.opts.Query, query, all, cwd)
 		u.post.post(func() {
 			if ctx.Err() != nil || s.query != query || s.all != all {
 				return
@@ -96,21 +102,21 @@ func (s *searchPage) run() {
 				s.list.setRows([]listRow{{left: []span{{" " + searchError(err), u.th.fail}}, header: true}})
 				return
 			}
-			s.show(groups)
+			s.show(res)
 		})
 	})
 }
 
 // search runs the session search and fetches each session's strongest
 // hits and title.
-func search(ctx context.Context, q Query, query string, all bool, cwd string) ([]searchGroup, error) {
+func search(ctx context.Context, q Query, query string, all bool, cwd string) (searchResult, error) {
 	req := sessionquery.SessionSearchRequest{Query: query, Limit: ptr(searchSessions)}
 	if !all {
 		req.SessionFilters = []sessionquery.SessionFilter{{Kind: sessionquery.KindCwd, NullableValues: []*string{&cwd}}}
 	}
 	page, err := q.SearchSessions(ctx, req)
 	if err != nil {
-		return nil, err
+		return searchResult{}, err
 	}
 	groups := make([]searchGroup, len(page.Items))
 	ids := make([]string, len(page.Items))
@@ -121,7 +127,7 @@ func search(ctx context.Context, q Query, query string, all bool, cwd string) ([
 		if err == nil {
 			groups[i].hits = events.Items
 		} else if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return searchResult{}, ctx.Err()
 		}
 		if len(groups[i].hits) == 0 {
 			groups[i].hits = []sessionquery.EventHit{hit.BestMatch}
@@ -136,7 +142,7 @@ func search(ctx context.Context, q Query, query string, all bool, cwd string) ([
 			}
 		}
 	}
-	return groups, nil
+	return searchResult{groups: groups, more: page.NextCursor != nil}, nil
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -156,7 +162,8 @@ func searchError(err error) string {
 	return "search failed: " + oneLine(err.Error())
 }
 
-func (s *searchPage) show(groups []searchGroup) {
+func (s *searchPage) show(res searchResult) {
+	groups := res.groups
 	u, th := s.u, s.u.th
 	now := u.opts.Now()
 	home := homeDir()
@@ -194,6 +201,9 @@ func (s *searchPage) show(groups []searchGroup) {
 	s.list.selected = 0
 	s.list.setRows(rows)
 	s.status = fmt.Sprintf("%d sessions", len(groups))
+	if res.more {
+		s.status = fmt.Sprintf("the first %d sessions · refine the query for others", len(groups))
+	}
 }
 
 // hitLabel names the kind of event a hit is in.
