@@ -47,10 +47,10 @@ func (ap *approver) Approve(ctx context.Context, call *tools.Call, reason string
 		Kind:       sdk.Ptr(sdk.ToolKind(view.Kind)),
 		Status:     sdk.Ptr(sdk.ToolCallStatusPending),
 		Locations:  locations(view.Locations),
-		RawInput:   view.RawInput,
+		RawInput:   shownInput(view.RawInput),
 	}
 	if view.Diff != nil {
-		tc.Content = []sdk.ToolCallContent{diffContent(view.Diff)}
+		tc.Content = []sdk.ToolCallContent{shownDiff(view.Diff)}
 	}
 	if reason != "" {
 		tc.Meta = map[string]any{"dsh": map[string]any{"reason": reason}}

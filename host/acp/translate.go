@@ -89,7 +89,7 @@ func (t *translator) replay(e session.Event) []sdk.SessionUpdate {
 		var out []sdk.SessionUpdate
 		for _, b := range m.Content {
 			if b.Type == session.BlockText && b.Text != "" {
-				out = append(out, sdk.UpdateUserMessageText(b.Text))
+				out = append(out, sdk.UpdateUserMessageText(clip(b.Text, maxShownText)))
 			}
 		}
 		return out
@@ -102,9 +102,9 @@ func (t *translator) replay(e session.Event) []sdk.SessionUpdate {
 		for _, b := range d.Message.Content {
 			switch {
 			case b.Type == session.BlockReasoning && b.Text != "":
-				out = append(out, sdk.UpdateAgentThoughtText(b.Text))
+				out = append(out, sdk.UpdateAgentThoughtText(clip(b.Text, maxShownText)))
 			case b.Type == session.BlockText && b.Text != "":
-				out = append(out, sdk.UpdateAgentMessageText(b.Text))
+				out = append(out, sdk.UpdateAgentMessageText(clip(b.Text, maxShownText)))
 			}
 		}
 		return out
@@ -181,10 +181,10 @@ func (t *translator) toolCall(e session.Event, withDiff bool) []sdk.SessionUpdat
 		Kind:       sdk.ToolKind(view.Kind),
 		Status:     sdk.ToolCallStatusInProgress,
 		Locations:  locations(view.Locations),
-		RawInput:   view.RawInput,
+		RawInput:   shownInput(view.RawInput),
 	}
 	if withDiff && view.Diff != nil {
-		tc.Content = []sdk.ToolCallContent{diffContent(view.Diff)}
+		tc.Content = []sdk.ToolCallContent{shownDiff(view.Diff)}
 	}
 	return []sdk.SessionUpdate{{ToolCall: &tc}}
 }
@@ -234,8 +234,9 @@ func (t *translator) toolResult(e session.Event, withDiff bool) []sdk.SessionUpd
 	u := sdk.SessionToolCallUpdate{ToolCallId: sdk.ToolCallId(id), Status: &status}
 	switch {
 	case diff != nil:
-		u.Content = []sdk.ToolCallContent{diffContent(diff)}
+		u.Content = []sdk.ToolCallContent{shownDiff(diff)}
 	case text != "":
+		text = clip(text, maxShownText)
 		// Command output reads best verbatim; the pipeline's own errors
 		// (denials, aborts) are prose.
 		if kind == tools.KindExecute && !strings.HasPrefix(text, "Error: ") {
