@@ -19,7 +19,9 @@ const ProtocolVersion = 1
 // Initialize advertises what works: session load, list, resume and close;
 // prompts of text, resource links and embedded text resources. There is no
 // authentication (the model key comes from the configuration).
-func (s *server) Initialize(context.Context, sdk.InitializeRequest) (sdk.InitializeResponse, error) {
+func (s *server) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
+	on, _ := p.ClientCapabilities.Meta["terminal_output"].(bool)
+	s.terminalOutput.Store(on)
 	return sdk.InitializeResponse{
 		ProtocolVersion: ProtocolVersion,
 		AgentInfo:       &sdk.Implementation{Name: "dsh", Version: s.opts.Version},

@@ -168,7 +168,14 @@ func admit(blocks []sdk.ContentBlock) (string, error) {
 		case c.Text != nil:
 			b.WriteString(c.Text.Text)
 		case c.ResourceLink != nil:
-			b.WriteString("\n[resource_link name=" + jsonString(c.ResourceLink.Name) + " uri=" + jsonString(c.ResourceLink.Uri) + "]\n")
+			note := ""
+			if strings.HasPrefix(c.ResourceLink.Uri, "zed://") {
+				// Zed's own references (@Terminal, @Thread, ...) cannot
+				// be opened from here; say so rather than let the model
+				// try.
+				note = " (an editor reference whose content was not sent)"
+			}
+			b.WriteString("\n[resource_link name=" + jsonString(c.ResourceLink.Name) + " uri=" + jsonString(c.ResourceLink.Uri) + note + "]\n")
 		case c.Resource != nil:
 			res := c.Resource.Resource
 			if res.TextResourceContents == nil {

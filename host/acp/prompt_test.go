@@ -158,6 +158,7 @@ func TestPromptFlattensResourceLinksAndEmbedsTextResources(t *testing.T) {
 		sdk.TextBlock("compare "),
 		sdk.ResourceLinkBlock("main.go", "file:///w/main.go"),
 		sdk.TextBlock(" with"),
+		sdk.ResourceLinkBlock("Terminal", "zed://terminal/1"),
 		sdk.ResourceBlock(sdk.EmbeddedResourceResource{TextResourceContents: &sdk.TextResourceContents{Uri: "file:///w/<b>.go", Text: "package b\n"}}),
 	}})
 	if err != nil {
@@ -170,7 +171,9 @@ func TestPromptFlattensResourceLinksAndEmbedsTextResources(t *testing.T) {
 			text = session.JoinText(m.Content)
 		}
 	}
-	want := "compare \n[resource_link name=\"main.go\" uri=\"file:///w/main.go\"]\n with\n<context ref=\"file:///w/<b>.go\">\npackage b\n</context>\n"
+	want := "compare \n[resource_link name=\"main.go\" uri=\"file:///w/main.go\"]\n with" +
+		"\n[resource_link name=\"Terminal\" uri=\"zed://terminal/1\" (an editor reference whose content was not sent)]\n" +
+		"\n<context ref=\"file:///w/<b>.go\">\npackage b\n</context>\n"
 	if text != want {
 		t.Errorf("prompt text = %q\nwant %q", text, want)
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -66,6 +67,9 @@ type server struct {
 	opts Options
 	log  *slog.Logger
 	conn *sdk.AgentSideConnection
+
+	// terminalOutput is the client's _meta.terminal_output capability.
+	terminalOutput atomic.Bool
 
 	mu       sync.Mutex
 	sessions map[string]*sess

@@ -46,7 +46,7 @@ func (s *server) attach(a *agent.Agent, replay []session.Event) (*sess, error) {
 	live := a.Session()
 	h := live.Header()
 	ss := &sess{id: h.ID, cwd: h.CwdOrEmpty(), agent: a, live: live}
-	ss.tr = newTranslator(s.opts.Tools, live)
+	ss.tr = newTranslator(s.opts.Tools, live, s.terminalOutput.Load)
 	ss.out = newOutbox(func(u sdk.SessionUpdate) error { return s.sendUpdate(ss.id, u) },
 		func(err error) { s.log.Warn("acp: session update not delivered", "session", ss.id, "err", err) })
 	for _, e := range replay {

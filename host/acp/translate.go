@@ -22,6 +22,9 @@ type translator struct {
 	reg  *tools.Registry
 	live *session.Live
 	cwd  string
+	// terminals reports whether the client shows command output in a
+	// display-only terminal.
+	terminals func() bool
 
 	compacting bool // between compaction/start and compaction/end
 	// midLine is set while the streamed reply text does not end with a
@@ -35,12 +38,13 @@ type translator struct {
 
 // openCall is what was shown for a started tool call.
 type openCall struct {
-	call *tools.Call
-	view *tools.CallView
+	call     *tools.Call
+	view     *tools.CallView
+	terminal bool // shown as a terminal
 }
 
-func newTranslator(reg *tools.Registry, live *session.Live) *translator {
-	return &translator{reg: reg, live: live, cwd: live.Header().CwdOrEmpty(), open: map[string]openCall{}}
+func newTranslator(reg *tools.Registry, live *session.Live, terminals func() bool) *translator {
+	return &translator{reg: reg, live: live, cwd: live.Header().CwdOrEmpty(), terminals: terminals, open: map[string]openCall{}}
 }
 
 // stream maps an event appended during a prompt: streamed deltas rather than
@@ -169,11 +173,12 @@ func (t *translator) toolCall(e session.Event, withDiff bool) []sdk.SessionUpdat
 		Cwd:       t.cwd,
 	}
 	view := present(t.reg, call)
+	terminal := withDiff && view.Kind == tools.KindExecute && t.terminals != nil && t.terminals()
 	t.mu.Lock()
 	if _, dup := t.open[d.CallID]; !dup {
 		t.ids = append(t.ids, d.CallID)
 	}
-	t.open[d.CallID] = openCall{call: call, view: view}
+	t.open[d.CallID] = openCall{call: call, view: view, terminal: terminal}
 	t.mu.Unlock()
 	tc := sdk.SessionUpdateToolCall{
 		ToolCallId: sdk.ToolCallId(d.CallID),
@@ -185,6 +190,9 @@ func (t *translator) toolCall(e session.Event, withDiff bool) []sdk.SessionUpdat
 	}
 	if withDiff && view.Diff != nil {
 		tc.Content = []sdk.ToolCallContent{shownDiff(view.Diff)}
+	}
+	if terminal {
+		terminalCard(&tc, d.CallID, t.cwd)
 	}
 	return []sdk.SessionUpdate{{ToolCall: &tc}}
 }
@@ -230,6 +238,9 @@ func (t *translator) toolResult(e session.Event, withDiff bool) []sdk.SessionUpd
 				}
 			}
 		}
+	}
+	if known && oc.terminal && !strings.HasPrefix(text, "Error: ") {
+		return terminalResult(id, status, clip(text, maxShownText))
 	}
 	u := sdk.SessionToolCallUpdate{ToolCallId: sdk.ToolCallId(id), Status: &status}
 	switch {
