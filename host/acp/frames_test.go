@@ -11,6 +11,7 @@ import (
 func TestBadFramesGetErrorsAndTheConnectionLivesOn(t *testing.T) {
 	w := newWorld(t)
 	r := startRaw(t, w)
+	outer := t
 	cwd := workspace(t)
 	big := func(n int) string {
 		return `{"jsonrpc":"2.0","id":77,"method":"session/prompt","params":{"sessionId":"x","prompt":[{"type":"text","text":"` + strings.Repeat("a", n) + `"}]}}`
@@ -33,10 +34,14 @@ func TestBadFramesGetErrorsAndTheConnectionLivesOn(t *testing.T) {
 		{"unknown session", `{"jsonrpc":"2.0","id":"p","method":"session/prompt","params":{"sessionId":"nope","prompt":[{"type":"text","text":"hi"}]}}`, "p", -32602, "Invalid params: unknown session: nope"},
 		{"relative cwd", `{"jsonrpc":"2.0","id":8,"method":"session/new","params":{"cwd":"rel","mcpServers":[]}}`, 8.0, -32602, "Invalid params: cwd must be an absolute path: rel"},
 		{"9 MiB line", big(9 << 20), 77.0, -32602, "Invalid params: unknown session: x"},
+		{"line at the limit", big(MaxFrameBytes - len(big(0))), 77.0, -32602, "Invalid params: unknown session: x"},
+		{"line one byte over the limit", big(MaxFrameBytes - len(big(0)) + 1), 77.0, -32600, fmt.Sprintf("Invalid request: the frame is %d bytes, over the limit of %d bytes; send large content as a resource link instead of embedding it", MaxFrameBytes+1, MaxFrameBytes)},
 		{"11 MiB line", big(11 << 20), 77.0, -32600, fmt.Sprintf("Invalid request: the frame is %d bytes, over the limit of %d bytes; send large content as a resource link instead of embedding it", len(big(11<<20)), MaxFrameBytes)},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			r.t = t
+			defer func() { r.t = outer }()
 			r.send(tc.line)
 			f := r.next()
 			if f["id"] != tc.id {

@@ -37,9 +37,10 @@ type Catalog interface {
 // DefaultPageSize is the number of sessions one session/list page holds.
 const DefaultPageSize = 50
 
-// MaxFrameBytes is the largest inbound line the SDK accepts; a longer line
-// is answered with an error instead of ending the connection.
-const MaxFrameBytes = 10 << 20
+// MaxFrameBytes is the longest inbound line, newline excluded, that the
+// SDK accepts (its scanner holds 10 MiB including the newline); a longer
+// line is answered with an error instead of ending the connection.
+const MaxFrameBytes = 10<<20 - 1
 
 // Options configures Serve. Sessions, Catalog, Tools and Permissions are
 // required.
