@@ -86,3 +86,31 @@ func TestCloseSessionCancelsItsRunningPrompt(t *testing.T) {
 		t.Errorf("prompt = %s, want cancelled", resp.StopReason)
 	}
 }
+
+// A compaction's summary call streams nothing to the client; the turn's
+// own deltas do.
+func TestCompactionChunksAreNotConversation(t *testing.T) {
+	live := session.NewLive(session.Header{ID: "s"}, nil, session.LiveOptions{})
+	tr := newTranslator(nil, live, nil)
+	chunk := func(step int, delta string) session.Event {
+		return session.Event{Type: session.TypeAssistantChunk, Data: session.MustMarshal(session.AssistantChunk{
+			Turn: 1, Step: step, Chunk: session.MustMarshal(map[string]any{"type": "text-delta", "index": 0, "delta": delta}),
+		})}
+	}
+	var got []string
+	for _, e := range []session.Event{
+		{Type: session.TypeCompactionStart, Data: []byte(`{}`)},
+		chunk(0, "summary"),
+		chunk(1, "inside a compaction"),
+		{Type: session.TypeCompactionEnd, Data: []byte(`{}`)},
+		chunk(0, "a summary call outside one"),
+		chunk(2, "reply"),
+	} {
+		for _, u := range tr.stream(e) {
+			got = append(got, u.AgentMessageChunk.Content.Text.Text)
+		}
+	}
+	if strings.Join(got, "|") != "reply" {
+		t.Errorf("streamed %q", got)
+	}
+}

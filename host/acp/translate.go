@@ -155,10 +155,10 @@ func (t *translator) chunk(e session.Event) []sdk.SessionUpdate {
 }
 
 // toolCall announces a call as in progress, with the tool's own card: kind,
-// title, locations, raw input and, while live, the proposed diff. The card
-// is built on the appending goroutine, before the tool runs, so a diff shows
-// the file as it was.
-func (t *translator) toolCall(e session.Event, withDiff bool) []sdk.SessionUpdate {
+// title, locations, raw input and, live (not in a replay), the proposed diff
+// or the display terminal. The card is built on the appending goroutine,
+// before the tool runs, so a diff shows the file as it was.
+func (t *translator) toolCall(e session.Event, live bool) []sdk.SessionUpdate {
 	var d session.ToolCall
 	if e.DecodeData(&d) != nil {
 		return nil
@@ -173,7 +173,7 @@ func (t *translator) toolCall(e session.Event, withDiff bool) []sdk.SessionUpdat
 		Cwd:       t.cwd,
 	}
 	view := present(t.reg, call)
-	terminal := withDiff && view.Kind == tools.KindExecute && t.terminals != nil && t.terminals()
+	terminal := live && view.Kind == tools.KindExecute && t.terminals != nil && t.terminals()
 	t.mu.Lock()
 	if _, dup := t.open[d.CallID]; !dup {
 		t.ids = append(t.ids, d.CallID)
@@ -188,7 +188,7 @@ func (t *translator) toolCall(e session.Event, withDiff bool) []sdk.SessionUpdat
 		Locations:  locations(view.Locations),
 		RawInput:   shownInput(view.RawInput),
 	}
-	if withDiff && view.Diff != nil {
+	if live && view.Diff != nil {
 		tc.Content = []sdk.ToolCallContent{shownDiff(view.Diff)}
 	}
 	if terminal {
@@ -200,7 +200,7 @@ func (t *translator) toolCall(e session.Event, withDiff bool) []sdk.SessionUpdat
 // toolResult completes or fails a call. A successful write or edit shows
 // its diff; everything else shows the result's text (command output fenced
 // as console text).
-func (t *translator) toolResult(e session.Event, withDiff bool) []sdk.SessionUpdate {
+func (t *translator) toolResult(e session.Event, live bool) []sdk.SessionUpdate {
 	var d session.ToolResult
 	if e.DecodeData(&d) != nil || len(d.Message.Content) == 0 {
 		return nil
@@ -221,7 +221,7 @@ func (t *translator) toolResult(e session.Event, withDiff bool) []sdk.SessionUpd
 	kind := tools.KindOther
 	if known {
 		kind = oc.view.Kind
-		if withDiff && !failed {
+		if live && !failed {
 			diff = oc.view.Diff
 		}
 		if def, ok := t.reg.Get(oc.call.Name); ok && def.PresentResult != nil {
@@ -233,7 +233,7 @@ func (t *translator) toolResult(e session.Event, withDiff bool) []sdk.SessionUpd
 				if rv.Content != nil {
 					text = session.JoinText(rv.Content)
 				}
-				if rv.Diff != nil && withDiff && !failed {
+				if rv.Diff != nil && live && !failed {
 					diff = rv.Diff
 				}
 			}
