@@ -24,12 +24,28 @@ const (
 type frameWriter struct {
 	mu sync.Mutex
 	w  io.Writer
+	// answers hears of every answer to a request the filter forwarded.
+	answers *ledger
 }
 
+// Write is the SDK's writer: it counts the answers among its frames.
 func (f *frameWriter) Write(p []byte) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.w.Write(p)
+	n, err := f.w.Write(p)
+	if f.answers != nil && isAnswer(p) {
+		f.answers.answered()
+	}
+	return n, err
+}
+
+// writeOwn writes a frame of the filter's, which answers nothing the SDK
+// was handed.
+func (f *frameWriter) writeOwn(p []byte) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	_, err := f.w.Write(p)
+	return err
 }
 
 // errorFrame writes a JSON-RPC error response; id nil means "null".
@@ -51,8 +67,7 @@ func (f *frameWriter) errorFrame(id json.RawMessage, code int, message string) e
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(append(b, '\n'))
-	return err
+	return f.writeOwn(append(b, '\n'))
 }
 
 // frameFilter reads the client's lines and forwards only well-formed
@@ -66,6 +81,8 @@ type frameFilter struct {
 	w   *frameWriter
 	max int
 	log *slog.Logger
+	// requests records every request forwarded to the SDK.
+	requests *ledger
 }
 
 // run copies frames until the input ends, then closes the SDK's side.
@@ -135,20 +152,40 @@ func (f *frameFilter) frame(line []byte) error {
 		f.log.Warn("acp: answered a frame that is not JSON", "bytes", len(trimmed))
 		return f.w.errorFrame(nil, codeParseError, "Parse error: the frame is not valid JSON; send one JSON-RPC message per line")
 	}
-	id, problem := checkMessage(trimmed)
+	id, request, problem := checkMessage(trimmed)
 	if problem != "" {
 		f.log.Warn("acp: answered an invalid JSON-RPC message", "problem", problem)
 		return f.w.errorFrame(id, codeInvalidRequest, "Invalid request: "+problem)
 	}
+	if request && f.requests != nil {
+		f.requests.opened()
+	}
 	if _, err := f.out.Write(append(trimmed, '\n')); err != nil {
+		if request && f.requests != nil {
+			f.requests.answered() // the SDK will never see it
+		}
 		return err
 	}
 	return nil
 }
 
-// checkMessage returns the request id (when usable) and what makes the
-// message invalid, or "" when the SDK can take it.
-func checkMessage(raw []byte) (json.RawMessage, string) {
+// checkMessage returns the message's id (when usable), whether it is a
+// request (a method and an id, which the SDK always answers) and what makes
+// it invalid, or "" when the SDK can take it.
+func checkMessage(raw []byte) (json.RawMessage, bool, string) {
+	id, problem := check(raw)
+	if problem != "" {
+		return id, false, problem
+	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method json.RawMessage `json:"method"`
+	}
+	_ = json.Unmarshal(raw, &m)
+	return id, m.ID != nil && m.Method != nil, ""
+}
+
+func check(raw []byte) (json.RawMessage, string) {
 	if raw[0] != '{' {
 		return nil, "a JSON-RPC message must be a JSON object (batches are not supported)"
 	}

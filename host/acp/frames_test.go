@@ -91,3 +91,18 @@ func TestScanIDFindsTheTopLevelID(t *testing.T) {
 		}
 	}
 }
+
+func TestIsAnswerTellsAnswersFromRequestsAndNotifications(t *testing.T) {
+	cases := map[string]bool{
+		`{"jsonrpc":"2.0","id":3,"result":{}}`:                           true,
+		`{"jsonrpc":"2.0","id":"a,\"method\"","error":{"code":1}}`:       true,
+		`{"jsonrpc":"2.0","id":1,"method":"session/request_permission"}`: false,
+		`{"jsonrpc":"2.0","method":"session/update","params":{}}`:        false,
+		`{"id":1,"result":{}}`:                                           false,
+	}
+	for frame, want := range cases {
+		if got := isAnswer([]byte(frame)); got != want {
+			t.Errorf("isAnswer(%s) = %v, want %v", frame, got, want)
+		}
+	}
+}

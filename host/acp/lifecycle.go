@@ -52,6 +52,7 @@ func (s *server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 		return sdk.NewSessionResponse{}, err
 	}
 	defer done()
+	ctx = bounded(ctx)
 	cwd, err := s.workspace(p.Cwd, p.AdditionalDirectories, len(p.McpServers))
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
@@ -75,6 +76,7 @@ func (s *server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk
 		return sdk.LoadSessionResponse{}, err
 	}
 	defer done()
+	ctx = bounded(ctx)
 	ss, err := s.reopen(ctx, string(p.SessionId), p.Cwd, p.AdditionalDirectories, len(p.McpServers), true)
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
@@ -90,6 +92,7 @@ func (s *server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) 
 		return sdk.ResumeSessionResponse{}, err
 	}
 	defer done()
+	ctx = bounded(ctx)
 	ss, err := s.reopen(ctx, string(p.SessionId), p.Cwd, p.AdditionalDirectories, len(p.McpServers), false)
 	if err != nil {
 		return sdk.ResumeSessionResponse{}, err
@@ -218,3 +221,9 @@ func unwrapPath(err error) error {
 	}
 	return err
 }
+
+// bounded is the context of a short request: the SDK cancels every
+// request's context when the input ends, but a request received before
+// that (a scripted client's last session/new or session/list) is still
+// answered. Only prompts stop at the end of the input.
+func bounded(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }

@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"path/filepath"
 	"slices"
@@ -248,5 +249,42 @@ func TestServeReturnsWhenItsContextEnds(t *testing.T) {
 	}
 	if n := len(w.closedIDs()); n != 1 {
 		t.Errorf("%d sessions closed, want 1", n)
+	}
+}
+
+// A scripted client writes its requests and closes its output at once:
+// every request received before the end still gets its answer.
+func TestRequestsBeforeTheEndOfInputAreAnswered(t *testing.T) {
+	w := newWorld(t)
+	cwd := workspace(t)
+	lines := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`,
+		fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, cwd),
+		`{"jsonrpc":"2.0","id":3,"method":"session/list","params":{}}`,
+	}
+	var out lockedBuffer
+	err := Serve(context.Background(), strings.NewReader(strings.Join(lines, "\n")+"\n"), &out,
+		Options{Sessions: w, Catalog: w.query, Tools: w.tools, Permissions: w.perms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	answered := map[float64]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var f map[string]any
+		if err := json.Unmarshal([]byte(l), &f); err != nil {
+			t.Fatalf("frame %q: %v", l, err)
+		}
+		if f["error"] != nil {
+			t.Errorf("request %v failed: %v", f["id"], f["error"])
+		}
+		if id, ok := f["id"].(float64); ok {
+			answered[id] = true
+		}
+	}
+	if len(answered) != 3 {
+		t.Errorf("answered %v, want 1, 2 and 3", answered)
+	}
+	if n := len(w.closedIDs()); n != 1 {
+		t.Errorf("%d sessions closed at the end of input, want 1", n)
 	}
 }

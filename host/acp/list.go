@@ -24,6 +24,7 @@ func (s *server) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (s
 		return sdk.ListSessionsResponse{}, err
 	}
 	defer done()
+	ctx = bounded(ctx)
 	var filters []sessionquery.SessionFilter
 	if p.Cwd != nil {
 		if !filepath.IsAbs(*p.Cwd) {

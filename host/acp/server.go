@@ -27,7 +27,8 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	if err != nil {
 		return err
 	}
-	w := &frameWriter{w: out}
+	requests := newLedger()
+	w := &frameWriter{w: out, answers: requests}
 	pr, pw := io.Pipe()
 	s := newServer(opts)
 	conn := sdk.NewAgentSideConnection(s, w, pr)
@@ -39,7 +40,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	s.conn = conn
 	restore := opts.Tools.SetApprover(&approver{s: s, next: opts.Tools.Approver()})
 
-	filter := &frameFilter{in: in, out: pw, w: w, max: opts.MaxFrameBytes, log: opts.Log}
+	filter := &frameFilter{in: in, out: pw, w: w, max: opts.MaxFrameBytes, log: opts.Log, requests: requests}
 	filtered := make(chan struct{})
 	go func() {
 		defer close(filtered)
@@ -52,6 +53,11 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 		_ = pr.CloseWithError(context.Cause(ctx))
 		<-conn.Done()
 	}
+	// Every request received before the input ended gets its answer
+	// (running prompts answer "cancelled": the SDK cancelled them); the SDK
+	// writes answers after the handlers return, hence the ledger of the
+	// output. Then the sessions close.
+	requests.wait(ctx)
 	err = s.shutdown()
 	restore()
 	_ = pr.Close()

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// dsh acp answers on stdout (frames only), logs nowhere else, and exits 0
+// when stdin ends.
+func TestACPCommandServesStdinAndExitsCleanlyAtEOF(t *testing.T) {
+	s := newSandbox(t)
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`,
+		`not json`,
+		`{"jsonrpc":"2.0","id":2,"method":"session/list","params":{}}`,
+	}, "\n") + "\n"
+	var out, errOut bytes.Buffer
+	g := &globals{
+		stdin: strings.NewReader(in), stdout: &out, stderr: &errOut, cwd: s.cwd,
+		env: func(name string) (string, bool) { v, ok := s.env[name]; return v, ok },
+	}
+	if code := execute(context.Background(), []string{"acp", "--profile", "demo"}, g); code != exitOK {
+		t.Fatalf("exit code %d; stderr:\n%s", code, errOut.String())
+	}
+	var ids []any
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var f map[string]any
+		if err := json.Unmarshal([]byte(line), &f); err != nil {
+			t.Fatalf("stdout carried a non-frame line %q", line)
+		}
+		ids = append(ids, f["id"])
+	}
+	if len(ids) != 3 {
+		t.Fatalf("%d frames, want 3 (two answers and a parse error): %s", len(ids), out.String())
+	}
+	if !strings.Contains(out.String(), `"agentInfo":{"name":"dsh"`) || !strings.Contains(out.String(), `"sessions":[]`) {
+		t.Errorf("stdout = %s", out.String())
+	}
+}
