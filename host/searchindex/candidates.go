@@ -1,0 +1,253 @@
+package searchindex
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+)
+
+// candidate is one matching document with what ranking and hits need.
+type candidate struct {
+	live      bool
+	docID     int64
+	score     float64 // bm25 on the persisted table's scale; lower is better
+	tokens    float64 // live documents only: token count, for rescaling
+	length    int64   // code points of the stored text
+	time      int64
+	seq       int
+	typ       string
+	surface   string
+	header    session.Header
+	persisted bool
+}
+
+// compareEvents orders documents of one session: score, then the shorter
+// document, the later time, the later seq.
+func compareEvents(a, b candidate) int {
+	if c := cmp.Compare(a.score, b.score); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.length, b.length); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b.time, a.time); c != 0 {
+		return c
+	}
+	return cmp.Compare(b.seq, a.seq)
+}
+
+// compareSessions orders sessions by their best documents: score, shorter
+// document, later time, then session id in byte order, then later seq.
+func compareSessions(a, b candidate) int {
+	if c := cmp.Compare(a.score, b.score); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.length, b.length); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b.time, a.time); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.header.ID, b.header.ID); c != 0 {
+		return c
+	}
+	return cmp.Compare(b.seq, a.seq)
+}
+
+// headerColumns are the header columns both session tables share, in the
+// order scanHeader reads them.
+const headerColumns = `c.session_id, c.version, c.created_at, c.cwd, c.parent_session, c.seed_length, c.delegation_depth, c.agent_preset`
+
+func scanHeader(h *session.Header) []any {
+	return []any{&h.ID, &h.Version, &h.CreatedAt, &h.Cwd, &h.ParentSession, &h.SeedLength, &h.DelegationDepth, &h.AgentPreset}
+}
+
+// liveMatches returns every live document matching the query and the
+// predicates, scored by the live table's own bm25, with the live table's
+// statistics. sessionKey, when non-zero, restricts the search to one
+// overlaid session.
+func liveMatches(ctx context.Context, q querier, match string, sp, ep predicates, persistedVisible bool, sessionKey int64) ([]candidate, bm25Stats, error) {
+	query := `SELECT live_fts.rowid, live_fts.rank, live_fts_docsize.sz, d.seq, d.type, d.time, d.surface, d.codepoint_length, c.persisted, ` + headerColumns + `
+		FROM live_fts
+		JOIN live_fts_docsize ON live_fts_docsize.id = live_fts.rowid
+		JOIN live_docs d ON d.doc_id = live_fts.rowid
+		JOIN (SELECT session_key, session_id, version, created_at, cwd, parent_session, seed_length, delegation_depth,
+			agent_preset, 1 AS live, CASE WHEN ? THEN persisted ELSE 0 END AS persisted FROM live_sessions) c
+			ON c.session_key = live_fts.rowid >> ` + strconv.Itoa(docBits) + `
+		WHERE live_fts MATCH ?`
+	args := []any{persistedVisible, match}
+	if sessionKey != 0 {
+		query += ` AND live_fts.rowid BETWEEN ? AND ?`
+		args = append(args, sessionKey<<docBits, sessionKey<<docBits|docMask)
+	}
+	query += ep.where() + sp.where()
+	args = append(append(args, ep.args...), sp.args...)
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, bm25Stats{}, err
+	}
+	defer rows.Close()
+	var out []candidate
+	for rows.Next() {
+		c := candidate{live: true}
+		var sz []byte
+		dest := append([]any{&c.docID, &c.score, &sz, &c.seq, &c.typ, &c.time, &c.surface, &c.length, &c.persisted}, scanHeader(&c.header)...)
+		if err := rows.Scan(dest...); err != nil {
+			return nil, bm25Stats{}, err
+		}
+		c.tokens = docTokens(sz)
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, bm25Stats{}, err
+	}
+	if len(out) == 0 {
+		return nil, bm25Stats{}, nil
+	}
+	st, err := stats(ctx, q, "live_fts", match)
+	return out, st, err
+}
+
+// stats reads an FTS5 table's bm25 inputs for one match expression.
+func stats(ctx context.Context, q querier, fts, match string) (bm25Stats, error) {
+	var s bm25Stats
+	var err error
+	if s.rows, s.tokens, err = tableTotals(ctx, q, fts+"_data"); err != nil || s.rows == 0 {
+		return s, err
+	}
+	err = q.QueryRowContext(ctx, `SELECT count(*) FROM `+fts+` WHERE `+fts+` MATCH ?`, match).Scan(&s.hits)
+	return s, err
+}
+
+// onPersistedScale rescales live candidates so they rank against persisted
+// ones as if both tables were one corpus. With an empty persisted table the
+// live table is the only scale there is.
+func onPersistedScale(ctx context.Context, q querier, match string, live []candidate, liveStats bm25Stats) error {
+	if len(live) == 0 {
+		return nil
+	}
+	ps, err := stats(ctx, q, "persisted_fts", match)
+	if err != nil {
+		return err
+	}
+	if ps.rows == 0 {
+		return nil
+	}
+	for i := range live {
+		live[i].score = rescale(live[i].score, live[i].tokens, liveStats, ps)
+	}
+	return nil
+}
+
+// bestPerSession keeps each session's strongest document, strongest first.
+func bestPerSession(cands []candidate) []candidate {
+	best := map[string]int{}
+	var out []candidate
+	for _, c := range cands {
+		i, ok := best[c.header.ID]
+		switch {
+		case !ok:
+			best[c.header.ID] = len(out)
+			out = append(out, c)
+		case compareEvents(c, out[i]) < 0:
+			out[i] = c
+		}
+	}
+	slices.SortFunc(out, compareSessions)
+	return out
+}
+
+// persistedBest returns, strongest first, at most n persisted sessions that
+// match, each with its strongest document, excluding sessions that are
+// live here. FTS5 hands over every match's rowid and rank only; the window
+// keeps one row per session (rowid>>docBits) without touching the document
+// table, whose rows are read for the winners alone. Rank ties within a
+// session fall to the smallest rowid, which is the documented tie-break
+// order by construction (see docBits).
+func persistedBest(ctx context.Context, q querier, match string, sp, ep predicates, n int) ([]candidate, error) {
+	inner := `SELECT persisted_fts.rowid AS doc_id, persisted_fts.rank AS score FROM persisted_fts`
+	if ep.count() > 0 {
+		inner += ` JOIN persisted_docs ON persisted_docs.doc_id = persisted_fts.rowid`
+	}
+	inner += ` WHERE persisted_fts MATCH ?` + ep.where()
+	query := `WITH h AS (` + inner + `),
+		m AS (SELECT doc_id, score, row_number() OVER (PARTITION BY doc_id >> ` + strconv.Itoa(docBits) + ` ORDER BY score, doc_id) AS rn FROM h)
+		SELECT m.doc_id, m.score, d.seq, d.type, d.time, d.surface, d.codepoint_length, ` + headerColumns + `
+		FROM m
+		JOIN (SELECT session_key, session_id, version, created_at, cwd, parent_session, seed_length, delegation_depth,
+			agent_preset, 0 AS live, 1 AS persisted FROM persisted_sessions) c ON c.session_key = m.doc_id >> ` + strconv.Itoa(docBits) + `
+		JOIN persisted_docs d ON d.doc_id = m.doc_id
+		WHERE m.rn = 1 AND c.session_id NOT IN (SELECT session_id FROM live_sessions)` + sp.where() + `
+		ORDER BY m.score, d.codepoint_length, d.time DESC, c.session_id, d.seq DESC
+		LIMIT ?`
+	args := append([]any{match}, ep.args...)
+	args = append(append(args, sp.args...), n)
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []candidate
+	for rows.Next() {
+		c := candidate{persisted: true}
+		dest := append([]any{&c.docID, &c.score, &c.seq, &c.typ, &c.time, &c.surface, &c.length}, scanHeader(&c.header)...)
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// persistedEvents returns one page of a persisted session's matches.
+func persistedEvents(ctx context.Context, q querier, match string, ep predicates, key int64, limit, offset int64) ([]candidate, error) {
+	query := `SELECT persisted_fts.rowid, d.seq, d.type, d.time, d.surface
+		FROM persisted_fts JOIN persisted_docs d ON d.doc_id = persisted_fts.rowid
+		WHERE persisted_fts MATCH ? AND persisted_fts.rowid BETWEEN ? AND ?` + ep.where() + `
+		ORDER BY persisted_fts.rank, persisted_fts.rowid
+		LIMIT ? OFFSET ?`
+	args := append([]any{match, key << docBits, key<<docBits | docMask}, ep.args...)
+	args = append(args, limit, offset)
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []candidate
+	for rows.Next() {
+		c := candidate{persisted: true}
+		if err := rows.Scan(&c.docID, &c.seq, &c.typ, &c.time, &c.surface); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// snippet highlights one document and cuts it to size.
+func snippet(ctx context.Context, q querier, c candidate, match string, maxChars int) (string, error) {
+	fts := "persisted_fts"
+	if c.live {
+		fts = "live_fts"
+	}
+	var marked sql.NullString
+	err := q.QueryRowContext(ctx, `SELECT highlight(`+fts+`, 0, ?, ?) FROM `+fts+` WHERE `+fts+` MATCH ? AND rowid = ?`,
+		string(markStart), string(markEnd), match, c.docID).Scan(&marked)
+	if err != nil {
+		return "", err
+	}
+	return makeSnippet(marked.String, maxChars), nil
+}
+
+func hit(c candidate, sessionID, snip string) sessionquery.EventHit {
+	return sessionquery.EventHit{
+		EventRecord: sessionquery.EventRecord{SessionID: sessionID, Seq: c.seq, Type: c.typ, Time: c.time, Surface: c.surface},
+		Snippet:     snip,
+	}
+}

@@ -1,0 +1,78 @@
+// Package searchindex is the session-query service's full-text engine: a
+// derived, disposable SQLite FTS5 index (modernc.org/sqlite) over the
+// persisted JSONL logs and this process's live sessions. It implements
+// sessionquery.SearchEngine; compositions install it with Mount (or the
+// "session-query-index" Plugin) and the CLI uses Rebuild, Status and
+// EventCounts. Everything else reaches it through the service.
+//
+// # Invariants
+//
+// The query is data: it is trimmed, whitespace-collapsed and matched as one
+// quoted FTS5 phrase, so operators, stars, parentheses and quotes are inert.
+// Tokens are unicode61 with remove_diacritics 2 ("CAFE" finds "café", "AI"
+// does not find "BRAID", "req-4f3a-91" is the phrase req 4f3a 91). CJK runs
+// are one token unless spaces or punctuation separate them. Stored text has
+// NUL, U+FDD0 and U+FDD1 replaced by U+FFFD, so the highlight markers can
+// never be forged. Search never repairs a log: persistence is only listed,
+// stat-ed and inspected, and a live session is never inspected at all.
+//
+// # Files, processes and safety
+//
+// The database lives at Config.Path (a missing directory is created 0700,
+// a missing file 0600; existing modes are kept). A file whose application id
+// is not ours (0x44534851), or a file of ours holding tables we do not
+// recognize, is refused without being touched; a file of ours at another
+// schema version is reset and rebuilt from the logs; a file of ours that
+// fails PRAGMA quick_check is discarded and rebuilt. Several dsh processes
+// may share one index: WAL, a busy timeout and BEGIN IMMEDIATE writes keep
+// it consistent, each persisted session row carries the revision it was
+// indexed at (a write only lands if the row still has the revision it was
+// based on), and the store's change journal position is shared, advanced
+// with compare-and-set. Ids the journal reports while some process has them
+// live are parked in pending_sessions for whichever process sees them
+// detached. Live overlays are per connection (TEMP tables on the one pinned
+// connection), so each process sees its own live sessions. A file deleted,
+// replaced or truncated underneath a process is noticed before the next
+// operation and reopened (and if need be rebuilt); SQLite corruption errors
+// discard a file of ours so the next operation rebuilds it.
+//
+// # Reconciliation
+//
+// Every search first brings the index up to date. With a persistence that
+// implements ChangeFeed (NewStorePersistence), it reads the change journal
+// from the stored cursor and looks only at the ids it names, the pending
+// ids and the sessions that stopped being live here: a search over an
+// unchanged corpus costs a few syscalls and two indexed reads, not a stat of
+// every log. The first time, after a journal reset or for another sessions
+// root it lists everything once, reading logs on two goroutines ahead of the
+// SQLite writer and committing in bounded batches. Any other persistence
+// gets the protocol of session-query.md §3.7 (list, inspect what changed,
+// list again, retry once). Live sessions are re-overlaid when
+// Live.Revision changes (it changes on every append and differs between
+// instances), which stands in for upstream's SHA-256 over the whole log.
+//
+// # Ranking
+//
+// We rank by FTS5's bm25 instead of upstream's highlight-span count:
+// counting spans needs highlight() on every match, which for a common word
+// means re-tokenizing most of the corpus per search. bm25 comes from the
+// index alone, and the session query keeps one row per session with a
+// window over (rowid, rank) pairs, never touching a document row except for
+// the winners. Scores of the live overlay (a separate, per-connection FTS5
+// table with its own statistics) are mapped onto the persisted table's scale
+// by recovering each document's phrase frequency and recomputing bm25 with
+// the persisted statistics, so live and persisted documents compare as if
+// they were one corpus, and identical documents tie exactly. Ties keep the
+// documented order: shorter document (code points), later time, then
+// session id (byte order) and later seq. Document rowids are
+// sessionKey<<28 | rank-within-session in that tie-break order, so the
+// smallest rowid among equal scores is the documented winner.
+//
+// # Generations and cursors
+//
+// Cursors are base64url JSON bound to the SHA-256 of the normalized
+// request's canonical form and to an instance id that changes on every
+// (re)open. A sessions cursor goes stale on any corpus change seen by any
+// process (the shared global generation) or any live or binding change
+// here; an events cursor only when its target session changes.
+package searchindex

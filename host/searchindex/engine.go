@@ -1,0 +1,226 @@
+package searchindex
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/google/uuid"
+
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+)
+
+// Index is the SQLite FTS5 search engine behind the session-query service.
+// Every operation runs through one FIFO queue; the database handle, the
+// live-overlay mirror and the generations below belong to whichever
+// operation holds it.
+type Index struct {
+	cfg Config
+	svc *sessionquery.Service
+	log *slog.Logger
+
+	queue fifo
+
+	openOnce sync.Once
+	ready    chan struct{} // closed when the first open finished
+	openErr  error         // memoized failure of the first open
+
+	opens     atomic.Int64 // database opens, for tests of the open-once rule
+	closed    atomic.Bool
+	closeOnce sync.Once
+	closeErr  error
+
+	// Owned by the queue holder.
+	db          *database
+	instance    string
+	live        map[string]liveRow // mirror of temp.live_sessions
+	nextLiveKey int64
+	nextLocal   int64
+	dbGen       int64 // global_generation as last read
+	memGen      int64 // bumped by every corpus write or binding change seen here
+	epoch       int64 // persistence epoch: bumped on every binding change
+	seenBinding bool
+	bindingID   uint64
+}
+
+// liveRow is what the overlay holds for one live session.
+type liveRow struct {
+	key         int64
+	fingerprint string
+	persisted   bool
+	generation  int64
+}
+
+// Options are the optional collaborators of an Index.
+type Options struct {
+	// Log receives warnings (nil: discard).
+	Log *slog.Logger
+}
+
+// New validates cfg and returns an index serving svc's live sessions and
+// mounted persistence. It opens nothing: Open does, or the first search in
+// "first-search" mode.
+func New(cfg Config, svc *sessionquery.Service, opts Options) (*Index, error) {
+	cfg = cfg.Normalize()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if svc == nil {
+		return nil, invalidConfig("a session-query service is required")
+	}
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Index{cfg: cfg, svc: svc, log: log, ready: make(chan struct{}), live: map[string]liveRow{}}, nil
+}
+
+// Config returns the validated configuration.
+func (ix *Index) Config() Config { return ix.cfg }
+
+// Open opens the database now (the "startup" mode) and waits for it. A
+// failure is INDEX_FAILED and is memoized: every later search fails too.
+func (ix *Index) Open(ctx context.Context) error {
+	ix.startOpen()
+	return ix.awaitReady(ctx)
+}
+
+// startOpen begins the one and only initial open in the background, so
+// concurrent first searches share it and each may stop waiting on its own.
+func (ix *Index) startOpen() {
+	ix.openOnce.Do(func() {
+		go func() {
+			defer close(ix.ready)
+			ix.opens.Add(1)
+			db, err := openDatabase(context.Background(), ix.cfg)
+			if err != nil {
+				ix.openErr = err
+				return
+			}
+			ix.db = db
+			ix.instance = uuid.NewString()
+			ix.openErr = ix.loadGeneration(context.Background())
+		}()
+	})
+}
+
+func (ix *Index) awaitReady(ctx context.Context) error {
+	select {
+	case <-ix.ready:
+		return ix.openErr
+	case <-ctx.Done():
+		return aborted(ctx)
+	}
+}
+
+func (ix *Index) loadGeneration(ctx context.Context) error {
+	var gen int64
+	if err := ix.db.conn.QueryRowContext(ctx, `SELECT global_generation FROM search_state WHERE singleton = 1`).Scan(&gen); err != nil {
+		return openFailed(err)
+	}
+	ix.dbGen = gen
+	ix.nextLocal = gen
+	return nil
+}
+
+// begin enters the queue and readies the database for one operation; the
+// caller must call ix.queue.release() when it returns nil.
+func (ix *Index) begin(ctx context.Context) error {
+	if err := checkCtx(ctx); err != nil {
+		return err
+	}
+	if err := ix.queue.acquire(ctx); err != nil {
+		return aborted(ctx)
+	}
+	fail := func(err error) error {
+		ix.queue.release()
+		return err
+	}
+	if ix.closed.Load() {
+		return fail(closedError())
+	}
+	if err := checkCtx(ctx); err != nil {
+		return fail(err)
+	}
+	ix.startOpen()
+	if err := ix.awaitReady(ctx); err != nil {
+		return fail(err)
+	}
+	if err := checkCtx(ctx); err != nil {
+		return fail(err)
+	}
+	if err := ix.ensureHealthy(ctx); err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+// ensureHealthy reopens the index when its file was deleted, replaced or
+// truncated underneath this process, or when an earlier operation found it
+// damaged: results are never served from a file that is not the one at
+// the configured path.
+func (ix *Index) ensureHealthy(ctx context.Context) error {
+	if ix.db != nil && !ix.db.moved() {
+		return nil
+	}
+	if ix.db != nil {
+		ix.log.Warn("session-search index file changed underneath this process; reopening", "path", ix.cfg.Path)
+		_ = ix.db.close()
+		ix.db = nil
+	}
+	ix.opens.Add(1)
+	db, err := openDatabase(ctx, ix.cfg)
+	if err != nil {
+		return err
+	}
+	ix.db = db
+	ix.resetMemory()
+	return ix.loadGeneration(ctx)
+}
+
+// resetMemory forgets everything tied to the previous connection: the live
+// overlay went with it, and every cursor minted before is now invalid.
+func (ix *Index) resetMemory() {
+	ix.instance = uuid.NewString()
+	ix.live = map[string]liveRow{}
+	ix.seenBinding = false
+	ix.bindingID = 0
+	ix.memGen++
+}
+
+// discard drops the connection after a failure that suggests the file is
+// damaged, so the next operation reopens (and if need be rebuilds) it.
+func (ix *Index) discard(err error) {
+	if ix.db == nil || !isCorruption(err) {
+		return
+	}
+	ix.log.Warn("session-search index is damaged; it will be rebuilt", "path", ix.cfg.Path, "err", err)
+	// Only the file this connection opened is known to be ours; whatever
+	// now sits at the path is judged afresh when it is reopened.
+	if ix.db.path != "" {
+		if ident, _, serr := identify(ix.db.path); serr == nil && ident == ix.db.ident {
+			_ = removeDatabase(ix.db.path)
+		}
+	}
+	_ = ix.db.close()
+	ix.db = nil
+}
+
+// Close waits for the running operation, fails every queued and later one
+// with INDEX_FAILED, waits for a pending open and closes the database. It
+// is idempotent and returns the first call's result.
+func (ix *Index) Close() error {
+	ix.closeOnce.Do(func() {
+		ix.closed.Store(true)
+		_ = ix.queue.acquire(context.Background())
+		defer ix.queue.release()
+		ix.openOnce.Do(func() { close(ix.ready) }) // never opened: nothing to wait for
+		<-ix.ready
+		if ix.db != nil {
+			ix.closeErr = ix.db.close()
+			ix.db = nil
+		}
+	})
+	return ix.closeErr
+}

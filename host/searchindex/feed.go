@@ -1,0 +1,116 @@
+package searchindex
+
+import (
+	"context"
+	"errors"
+
+	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+	"github.com/seed-e9b4dba4/dsh/host/store"
+)
+
+// ChangeFeed is an optional capability of a sessionquery.Persistence: it
+// tells which logs changed since a cursor without listing every log, which
+// is what keeps a search's no-change reconciliation cheap on a large
+// corpus. Without it, every search lists the whole backend (the protocol of
+// session-query.md §3.7).
+type ChangeFeed interface {
+	// FeedSource identifies the feed (for the store, its sessions root). A
+	// cursor means nothing for another source.
+	FeedSource() string
+	// FeedHead returns the cursor at the feed's current end. A reader takes
+	// it, lists everything, then follows FeedChanges from it.
+	FeedHead() (int64, error)
+	// FeedChanges returns the ids of logs that changed after from (possibly
+	// repeated) and the cursor to continue from. reset reports a feed that
+	// no longer continues from (deleted, truncated, replaced): list
+	// everything again and follow from next.
+	FeedChanges(from int64) (ids []string, next int64, reset bool, err error)
+	// Snapshot returns one session's header and revision without reading
+	// its events; found is false when it no longer exists.
+	Snapshot(ctx context.Context, id string) (snap sessionquery.PersistedSnapshot, found bool, err error)
+	// Missing reports whether an Inspect error means the log is gone.
+	Missing(err error) bool
+}
+
+// StorePersistence presents a JSONL store as the session-query service's
+// persistence backend, with the store's change journal as its ChangeFeed.
+// Mount it on the service (Service.Mount) for search to follow the journal.
+type StorePersistence struct {
+	st *store.Store
+}
+
+var (
+	_ sessionquery.Persistence = (*StorePersistence)(nil)
+	_ ChangeFeed               = (*StorePersistence)(nil)
+)
+
+// NewStorePersistence wraps st.
+func NewStorePersistence(st *store.Store) *StorePersistence { return &StorePersistence{st: st} }
+
+// Store returns the wrapped store.
+func (p *StorePersistence) Store() *store.Store { return p.st }
+
+// List returns every persisted session's header and revision.
+func (p *StorePersistence) List(ctx context.Context) ([]sessionquery.PersistedSnapshot, error) {
+	entries, err := p.st.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]sessionquery.PersistedSnapshot, len(entries))
+	for i, e := range entries {
+		out[i] = sessionquery.PersistedSnapshot{Header: e.Header, Revision: e.Revision}
+	}
+	return out, nil
+}
+
+// Inspect reads a whole log without repairing it.
+func (p *StorePersistence) Inspect(ctx context.Context, id string) (session.Header, []session.Event, error) {
+	return p.st.Inspect(ctx, id)
+}
+
+// IsCorrupt reports a log that cannot be read without losing data.
+func (p *StorePersistence) IsCorrupt(err error) bool {
+	var ce *store.CorruptError
+	return errors.As(err, &ce)
+}
+
+// FeedSource is the sessions root.
+func (p *StorePersistence) FeedSource() string { return p.st.Root() }
+
+// FeedHead is the journal's current end.
+func (p *StorePersistence) FeedHead() (int64, error) { return p.st.ChangesHead() }
+
+// FeedChanges follows the change journal.
+func (p *StorePersistence) FeedChanges(from int64) ([]string, int64, bool, error) {
+	changes, next, err := p.st.Changes(from)
+	var reset *store.JournalResetError
+	if errors.As(err, &reset) {
+		return nil, reset.Next, true, nil
+	}
+	if err != nil {
+		return nil, from, false, err
+	}
+	ids := make([]string, len(changes))
+	for i, c := range changes {
+		ids[i] = c.ID
+	}
+	return ids, next, false, nil
+}
+
+// Snapshot stats one log.
+func (p *StorePersistence) Snapshot(ctx context.Context, id string) (sessionquery.PersistedSnapshot, bool, error) {
+	e, err := p.st.Stat(ctx, id)
+	var ce *store.CorruptError
+	if errors.Is(err, store.ErrNotFound) || errors.As(err, &ce) {
+		// List skips a log whose header is unreadable; so does the feed.
+		return sessionquery.PersistedSnapshot{}, false, nil
+	}
+	if err != nil {
+		return sessionquery.PersistedSnapshot{}, false, err
+	}
+	return sessionquery.PersistedSnapshot{Header: e.Header, Revision: e.Revision}, true, nil
+}
+
+// Missing reports a log deleted between a Snapshot and an Inspect.
+func (p *StorePersistence) Missing(err error) bool { return errors.Is(err, store.ErrNotFound) }

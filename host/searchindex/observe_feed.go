@@ -1,0 +1,325 @@
+package searchindex
+
+import (
+	"context"
+	"database/sql"
+	"slices"
+
+	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+)
+
+// feedState is the shared journal position stored in the index.
+type feedState struct {
+	source *string
+	cursor *int64
+}
+
+// observeFeed reconciles a backend with a change feed. Normally it only
+// looks at the ids the journal reported since the stored cursor, the ids
+// parked as pending, and the live sessions that detached here; the first
+// time, after a journal reset or for another sessions root, it lists
+// everything once. Inspected logs are committed in bounded batches as it
+// goes; the final batch (built by the caller) advances the cursor, and only
+// if no other process moved it meanwhile.
+func (ix *Index) observeFeed(ctx context.Context, b sessionquery.Binding, feed ChangeFeed, l0 []liveRef, bt *batch, progress progressFunc) (persistedView, bool, error) {
+	st, err := ix.readFeedState(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	source := feed.FeedSource()
+	full := st.source == nil || *st.source != source || st.cursor == nil
+	var ids []string
+	var next int64
+	haveHead := false
+	if !full {
+		var reset bool
+		ids, next, reset, err = feed.FeedChanges(*st.cursor)
+		if err != nil {
+			retry, err := ix.backendFailure(ctx, b, err)
+			return nil, retry, err
+		}
+		if reset {
+			full, haveHead = true, true
+		}
+	}
+	if full && !haveHead {
+		if next, err = feed.FeedHead(); err != nil {
+			retry, err := ix.backendFailure(ctx, b, err)
+			return nil, retry, err
+		}
+	}
+	if err := checkCtx(ctx); err != nil {
+		return nil, false, err
+	}
+	w := &feedWork{ix: ix, b: b, bt: bt, progress: progress}
+	var view persistedView
+	var retry bool
+	if full {
+		view, retry, err = w.full(ctx, l0)
+	} else {
+		view, retry, err = w.incremental(ctx, feed, l0, ids)
+	}
+	if err != nil || retry {
+		return nil, retry, err
+	}
+	if full || next != *st.cursor {
+		bt.feed = &feedAdvance{source: source, fromSource: st.source, from: st.cursor, to: next}
+	}
+	return view, false, nil
+}
+
+func (ix *Index) readFeedState(ctx context.Context) (feedState, error) {
+	var st feedState
+	var src sql.NullString
+	var cur sql.NullInt64
+	if err := ix.db.conn.QueryRowContext(ctx, `SELECT global_generation, feed_source, feed_cursor FROM search_state WHERE singleton = 1`).Scan(&ix.dbGen, &src, &cur); err != nil {
+		return st, ix.reconcileFailed(err)
+	}
+	if src.Valid {
+		st.source = &src.String
+	}
+	if cur.Valid {
+		st.cursor = &cur.Int64
+	}
+	return st, nil
+}
+
+func (ix *Index) readPending(ctx context.Context) ([]string, error) {
+	rows, err := ix.db.conn.QueryContext(ctx, `SELECT session_id FROM pending_sessions ORDER BY session_id`)
+	if err != nil {
+		return nil, ix.reconcileFailed(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, ix.reconcileFailed(err)
+		}
+		out = append(out, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, ix.reconcileFailed(err)
+	}
+	return out, nil
+}
+
+// feedWork is one feed observation in progress.
+type feedWork struct {
+	ix       *Index
+	b        sessionquery.Binding
+	bt       *batch // the final batch
+	inter    batch  // inspected logs not yet committed
+	progress progressFunc
+}
+
+// full lists every persisted session, inspects the ones whose revision the
+// index does not hold and deletes the rows of vanished ones.
+func (w *feedWork) full(ctx context.Context, l0 []liveRef) (persistedView, bool, error) {
+	ix := w.ix
+	snaps, err := w.b.Persistence.List(ctx)
+	if err == nil {
+		err = checkSnapshots(snaps)
+	}
+	if err != nil {
+		retry, err := ix.backendFailure(ctx, w.b, err)
+		return nil, retry, err
+	}
+	if err := checkCtx(ctx); err != nil {
+		return nil, false, err
+	}
+	indexed, err := ix.indexedRevisions(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	listed := make(map[string]session.Header, len(snaps))
+	var jobs []*inspection
+	for _, snap := range snaps {
+		id := snap.Header.ID
+		listed[id] = snap.Header
+		switch rev, ok := indexed[id]; {
+		case ix.isLive(l0, id):
+			w.bt.pendingAdd = append(w.bt.pendingAdd, id)
+		case ok && rev == snap.Revision:
+		default:
+			jobs = append(jobs, &inspection{snap: snap, base: rev, done: make(chan struct{})})
+		}
+	}
+	pf := newPrefetcher(ctx, ix, w.b, jobs)
+	defer pf.stop()
+	for i := range jobs {
+		job := pf.take(i)
+		if job.err != nil || job.retry {
+			return nil, job.retry, job.err
+		}
+		if err := w.add(ctx, job.c); err != nil {
+			return nil, false, err
+		}
+		w.report(i+1, len(jobs))
+	}
+	for id := range indexed {
+		if _, ok := listed[id]; !ok {
+			w.bt.deletes = append(w.bt.deletes, id)
+		}
+	}
+	w.finish()
+	return listedView(listed), false, nil
+}
+
+// incremental examines only the journal's ids, the pending ids and the
+// sessions that stopped being live here.
+func (w *feedWork) incremental(ctx context.Context, feed ChangeFeed, l0 []liveRef, journal []string) (persistedView, bool, error) {
+	ix := w.ix
+	pending, err := ix.readPending(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	var cands []string
+	add := func(id string) {
+		if !slices.Contains(cands, id) {
+			cands = append(cands, id)
+		}
+	}
+	for _, id := range journal {
+		add(id)
+	}
+	for _, id := range pending {
+		add(id)
+	}
+	for id := range ix.live {
+		if !ix.isLive(l0, id) {
+			add(id)
+		}
+	}
+	view := &feedView{feed: feed, b: w.b, ix: ix, snaps: map[string]*sessionquery.PersistedSnapshot{}, touched: map[string]bool{}}
+	for i, id := range cands {
+		view.touched[id] = true
+		isPending := slices.Contains(pending, id)
+		if ix.isLive(l0, id) {
+			if !isPending {
+				w.bt.pendingAdd = append(w.bt.pendingAdd, id)
+			}
+			continue
+		}
+		snap, found, retry, err := view.snapshot(ctx, id)
+		if err != nil || retry {
+			return nil, retry, err
+		}
+		if isPending {
+			w.bt.pendingDel = append(w.bt.pendingDel, id)
+		}
+		if !found {
+			w.bt.deletes = append(w.bt.deletes, id)
+			continue
+		}
+		rev, ok, err := ix.indexedRevision(ctx, id)
+		if err != nil {
+			return nil, false, err
+		}
+		if ok && rev == snap.Revision {
+			continue
+		}
+		retry, err = w.index(ctx, *snap, rev)
+		if err != nil && feed.Missing(err) {
+			w.bt.deletes = append(w.bt.deletes, id)
+			continue
+		}
+		if err != nil || retry {
+			return nil, retry, err
+		}
+		w.report(i+1, len(cands))
+	}
+	w.finish()
+	return view, false, nil
+}
+
+// index inspects one log and queues its documents.
+func (w *feedWork) index(ctx context.Context, snap sessionquery.PersistedSnapshot, base string) (bool, error) {
+	c, retry, err := w.ix.inspect(ctx, w.b, snap, base)
+	if err != nil || retry {
+		return retry, err
+	}
+	return false, w.add(ctx, c)
+}
+
+// add queues one inspected log, committing a batch whenever enough has
+// accumulated.
+func (w *feedWork) add(ctx context.Context, c persistedChange) error {
+	w.inter.addUpsert(c)
+	if !w.inter.full() {
+		return nil
+	}
+	if err := checkCtx(ctx); err != nil {
+		return err
+	}
+	res, err := w.ix.commit(ctx, &w.inter)
+	if err != nil {
+		return w.ix.reconcileFailed(err)
+	}
+	if res.wrotePersisted {
+		w.ix.memGen++
+	}
+	w.inter = batch{}
+	return nil
+}
+
+// finish hands what is left to the final batch.
+func (w *feedWork) finish() {
+	for _, c := range w.inter.upserts {
+		w.bt.addUpsert(c)
+	}
+	w.inter = batch{}
+}
+
+func (w *feedWork) report(done, total int) {
+	if w.progress != nil {
+		w.progress(done, total)
+	}
+}
+
+// feedView looks persisted ids up one at a time through the feed.
+type feedView struct {
+	feed    ChangeFeed
+	b       sessionquery.Binding
+	ix      *Index
+	snaps   map[string]*sessionquery.PersistedSnapshot // nil value: not found
+	touched map[string]bool
+}
+
+func (v *feedView) snapshot(ctx context.Context, id string) (*sessionquery.PersistedSnapshot, bool, bool, error) {
+	if s, ok := v.snaps[id]; ok {
+		return s, s != nil, false, nil
+	}
+	snap, found, err := v.feed.Snapshot(ctx, id)
+	if err != nil {
+		retry, err := v.ix.backendFailure(ctx, v.b, err)
+		return nil, false, retry, err
+	}
+	if err := checkCtx(ctx); err != nil {
+		return nil, false, false, err
+	}
+	if !found {
+		v.snaps[id] = nil
+		return nil, false, false, nil
+	}
+	v.snaps[id] = &snap
+	return &snap, true, false, nil
+}
+
+func (v *feedView) lookup(ctx context.Context, id string) (session.Header, bool, error) {
+	s, found, retry, err := v.snapshot(ctx, id)
+	if err != nil {
+		return session.Header{}, false, err
+	}
+	if retry {
+		// The backend was swapped while looking: observe it next time.
+		return session.Header{}, false, nil
+	}
+	if !found {
+		return session.Header{}, false, nil
+	}
+	return s.Header, true, nil
+}
+
+func (v *feedView) changed(id string) bool { return v.touched[id] }

@@ -1,0 +1,422 @@
+package searchindex
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	sqlite "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+const (
+	busyTimeoutMs = 10000
+	sqliteMagic   = "SQLite format 3\x00"
+)
+
+// database is one open index with its single pinned connection: TEMP
+// tables live on a connection, so the overlay would silently vanish if a
+// pool handed out a second one.
+type database struct {
+	pool    *sql.DB
+	conn    *sql.Conn
+	path    string // "" for an in-memory index
+	ident   fileIdent
+	minSize int64 // the file never shrinks below what was last seen
+	stmts   map[string]*sql.Stmt
+}
+
+// fileIdent identifies the file a path named when it was opened, so a file
+// deleted or replaced underneath a running process is noticed.
+type fileIdent struct{ dev, ino uint64 }
+
+// damagedError reports a file that is ours (its header carries our
+// application id) but that SQLite cannot read: it is safe to discard and
+// rebuild from the logs.
+type damagedError struct{ err error }
+
+func (e *damagedError) Error() string { return "the index file is damaged: " + e.err.Error() }
+func (e *damagedError) Unwrap() error { return e.err }
+
+// openDatabase opens (creating if needed) the index at cfg.Path, refusing
+// any file that is not ours without changing it, resetting a file of ours
+// at another schema version, and discarding a file of ours that is damaged.
+func openDatabase(ctx context.Context, cfg Config) (*database, error) {
+	d, err := openOnce(ctx, cfg)
+	var dmg *damagedError
+	if errors.As(err, &dmg) && cfg.Path != MemoryPath {
+		if rerr := removeDatabase(cfg.Path); rerr != nil {
+			return nil, openFailed(fmt.Errorf("%w; removing it failed: %w", err, rerr))
+		}
+		d, err = openOnce(ctx, cfg)
+	}
+	if err != nil {
+		return nil, openFailed(err)
+	}
+	return d, nil
+}
+
+func openOnce(ctx context.Context, cfg Config) (_ *database, err error) {
+	d := &database{}
+	dsn := ":memory:"
+	ours := false
+	if cfg.Path != MemoryPath {
+		d.path = cfg.Path
+		if err := ensureFile(cfg.Path); err != nil {
+			return nil, err
+		}
+		if ours, err = checkHeader(cfg.Path); err != nil {
+			return nil, err
+		}
+		if d.ident, d.minSize, err = identify(cfg.Path); err != nil {
+			return nil, err
+		}
+		dsn = "file:" + uriEscape(cfg.Path)
+	}
+	dsn += fmt.Sprintf("?_pragma=busy_timeout(%d)", busyTimeoutMs)
+	d.pool, err = sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, err
+	}
+	d.pool.SetMaxOpenConns(1)
+	d.pool.SetMaxIdleConns(1)
+	d.pool.SetConnMaxLifetime(0)
+	d.pool.SetConnMaxIdleTime(0)
+	defer func() {
+		if err != nil {
+			d.close()
+			if ours && isCorruption(err) {
+				err = &damagedError{err: err}
+			}
+		}
+	}()
+	if d.conn, err = d.pool.Conn(ctx); err != nil {
+		return nil, err
+	}
+	stale, err := d.checkOwnership(ctx, cfg.Path)
+	if err != nil {
+		return nil, err
+	}
+	if stale {
+		if err := d.reset(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if err := d.configure(ctx, cfg.JournalMode); err != nil {
+		return nil, err
+	}
+	if err := d.createSchema(ctx); err != nil {
+		return nil, err
+	}
+	if err := d.quickCheck(ctx); err != nil {
+		return nil, err
+	}
+	if _, err := d.conn.ExecContext(ctx, tempSchema); err != nil {
+		return nil, fmt.Errorf("create the live overlay: %w", err)
+	}
+	return d, nil
+}
+
+// ensureFile creates missing parent directories (0700) and a missing file
+// (0600, exclusively); existing ones keep their modes. SQLite creates its
+// sidecar files with the database file's mode.
+func ensureFile(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// checkHeader reads the raw file header before SQLite touches the file: a
+// non-SQLite file or a foreign application id is refused right here, and
+// "ours" (our application id) decides whether a damaged file may be
+// discarded.
+func checkHeader(path string) (ours bool, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	var hdr [100]byte
+	n, err := io.ReadFull(f, hdr[:])
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return false, err
+	}
+	if n == 0 {
+		return false, nil
+	}
+	if n < len(sqliteMagic) || !bytes.Equal(hdr[:len(sqliteMagic)], []byte(sqliteMagic)) || n < len(hdr) {
+		return false, fmt.Errorf("session-search database at %q is not an empty or recognized derived index (it is not a SQLite database); move it aside or delete it", path)
+	}
+	id := binary.BigEndian.Uint32(hdr[68:72])
+	if id != 0 && id != applicationID {
+		return false, fmt.Errorf("session-search database at %q belongs to another application", path)
+	}
+	return id == applicationID, nil
+}
+
+// checkOwnership applies the refusal rules on the open file and reports
+// whether a file of ours carries another schema version.
+func (d *database) checkOwnership(ctx context.Context, path string) (stale bool, err error) {
+	var appID, version int64
+	if err := d.conn.QueryRowContext(ctx, `PRAGMA application_id`).Scan(&appID); err != nil {
+		return false, err
+	}
+	if err := d.conn.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+		return false, err
+	}
+	tables, err := d.userTables(ctx)
+	if err != nil {
+		return false, err
+	}
+	if path == "" {
+		path = MemoryPath
+	}
+	switch {
+	case appID != 0 && appID != applicationID:
+		return false, fmt.Errorf("session-search database at %q belongs to another application", path)
+	case appID == 0 && len(tables) > 0:
+		return false, fmt.Errorf("session-search database at %q is not an empty or recognized derived index", path)
+	case appID == 0:
+		return false, nil
+	}
+	var unknown []string
+	for _, t := range tables {
+		if !slices.Contains(recognizedTables, t) {
+			unknown = append(unknown, t)
+		}
+	}
+	if len(unknown) > 0 {
+		return false, fmt.Errorf("session-search database at %q has unrecognized user tables: %s", path, strings.Join(unknown, ", "))
+	}
+	return version != schemaVersion, nil
+}
+
+// userTables lists tables whose names do not GLOB sqlite_* (where _ is a
+// literal underscore, so "sqliteX" counts as a user table).
+func (d *database) userTables(ctx context.Context) ([]string, error) {
+	rows, err := d.conn.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT GLOB 'sqlite_*' ORDER BY name`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		out = append(out, name)
+	}
+	return out, rows.Err()
+}
+
+// reset drops every table of an older schema; the logs rebuild it.
+func (d *database) reset(ctx context.Context) error {
+	return d.immediate(ctx, func() error {
+		for range 2 { // virtual tables first: dropping one drops its shadows
+			rows, err := d.conn.QueryContext(ctx, `SELECT name, sql LIKE 'CREATE VIRTUAL TABLE%' FROM sqlite_master WHERE type = 'table' AND name NOT GLOB 'sqlite_*'`)
+			if err != nil {
+				return err
+			}
+			var virtual, plain []string
+			for rows.Next() {
+				var name string
+				var isVirtual bool
+				if err := rows.Scan(&name, &isVirtual); err != nil {
+					rows.Close()
+					return err
+				}
+				if isVirtual {
+					virtual = append(virtual, name)
+				} else {
+					plain = append(plain, name)
+				}
+			}
+			rows.Close()
+			drop := virtual
+			if len(drop) == 0 {
+				drop = plain
+			}
+			for _, name := range drop {
+				if _, err := d.conn.ExecContext(ctx, `DROP TABLE IF EXISTS "`+strings.ReplaceAll(name, `"`, `""`)+`"`); err != nil {
+					return err
+				}
+			}
+		}
+		_, err := d.conn.ExecContext(ctx, `PRAGMA user_version = 0`)
+		return err
+	})
+}
+
+func (d *database) configure(ctx context.Context, journalMode string) error {
+	var mode string
+	if err := d.conn.QueryRowContext(ctx, `PRAGMA journal_mode = `+journalMode).Scan(&mode); err != nil {
+		return fmt.Errorf("set journal mode %s: %w", journalMode, err)
+	}
+	if d.path != "" && mode != journalMode {
+		return fmt.Errorf("set journal mode %s: SQLite kept %s", journalMode, mode)
+	}
+	// The index is derived: after a crash SQLite still recovers a
+	// consistent state, and anything lost is re-read from the logs. A
+	// larger page cache keeps the document-size and content pages ranking
+	// and snippets touch in memory between searches.
+	_, err := d.conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536`)
+	return err
+}
+
+func (d *database) createSchema(ctx context.Context) error {
+	return d.immediate(ctx, func() error {
+		stmts := []string{
+			fmt.Sprintf(`PRAGMA application_id = %d`, applicationID),
+			fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion),
+			mainSchema,
+		}
+		for _, s := range stmts {
+			if _, err := d.conn.ExecContext(ctx, s); err != nil {
+				return fmt.Errorf("create schema: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// quickCheck verifies the B-tree structure of the file so that a damaged
+// index of ours is rebuilt instead of serving errors or partial results.
+func (d *database) quickCheck(ctx context.Context) error {
+	if d.path == "" {
+		return nil
+	}
+	rows, err := d.conn.QueryContext(ctx, `PRAGMA quick_check`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return err
+		}
+		if line != "ok" {
+			problems = append(problems, line)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(problems) > 0 {
+		return &damagedError{err: fmt.Errorf("integrity check: %s", strings.Join(problems, "; "))}
+	}
+	return nil
+}
+
+// immediate runs fn in a BEGIN IMMEDIATE transaction: the write lock is
+// taken up front (waiting up to the busy timeout for another process), so
+// a transaction never fails half-way for lack of it.
+func (d *database) immediate(ctx context.Context, fn func() error) (err error) {
+	if _, err := d.conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_, _ = d.conn.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`)
+		}
+	}()
+	if err := fn(); err != nil {
+		return err
+	}
+	_, err = d.conn.ExecContext(ctx, `COMMIT`)
+	return err
+}
+
+func (d *database) close() error {
+	d.closeStatements()
+	var errs []error
+	if d.conn != nil {
+		errs = append(errs, d.conn.Close())
+		d.conn = nil
+	}
+	if d.pool != nil {
+		errs = append(errs, d.pool.Close())
+		d.pool = nil
+	}
+	return errors.Join(errs...)
+}
+
+// moved reports whether the path no longer names the file that was
+// opened (deleted, replaced) or the file shrank (truncated): the index
+// never shrinks its own file, so either way it must be reopened.
+func (d *database) moved() bool {
+	if d.path == "" {
+		return false
+	}
+	ident, size, err := identify(d.path)
+	if err != nil || ident != d.ident {
+		return true
+	}
+	if size < d.minSize {
+		return true
+	}
+	d.minSize = size
+	return false
+}
+
+func identify(path string) (fileIdent, int64, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileIdent{}, 0, err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileIdent{}, fi.Size(), nil
+	}
+	return fileIdent{dev: uint64(st.Dev), ino: st.Ino}, fi.Size(), nil
+}
+
+// removeDatabase deletes the index file and its sidecars.
+func removeDatabase(path string) error {
+	var errs []error
+	for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal"} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// isCorruption reports SQLite's "this is not a (readable) database" codes.
+func isCorruption(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		var dmg *damagedError
+		return errors.As(err, &dmg)
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+		return true
+	}
+	return false
+}
+
+// uriEscape makes an absolute path safe inside a SQLite file: URI.
+func uriEscape(path string) string {
+	return strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(path)
+}

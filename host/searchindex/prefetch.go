@@ -1,0 +1,100 @@
+package searchindex
+
+import (
+	"context"
+	"sync"
+
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+)
+
+// prefetchWorkers read and extract logs ahead of the single SQLite writer
+// while a whole corpus is indexed: reading JSONL and extracting text costs
+// about as much CPU as indexing it, so overlapping the two nearly halves a
+// build on two cores.
+const (
+	prefetchWorkers = 2
+	prefetchAhead   = 64
+)
+
+// inspection is one log read ahead of its turn.
+type inspection struct {
+	snap  sessionquery.PersistedSnapshot
+	base  string
+	done  chan struct{}
+	c     persistedChange
+	retry bool
+	err   error
+}
+
+// prefetcher inspects jobs in order with a bounded lookahead. Every
+// started inspection is waited for by stop, so cancelling never leaves a
+// backend call running.
+type prefetcher struct {
+	jobs   []*inspection
+	next   int // next job a worker takes
+	mu     sync.Mutex
+	cond   *sync.Cond
+	taken  int // jobs the consumer has taken
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+func newPrefetcher(ctx context.Context, ix *Index, b sessionquery.Binding, jobs []*inspection) *prefetcher {
+	p := &prefetcher{jobs: jobs}
+	p.cond = sync.NewCond(&p.mu)
+	p.ctx, p.cancel = context.WithCancel(ctx)
+	for range min(prefetchWorkers, len(jobs)) {
+		p.wg.Go(func() {
+			for {
+				job := p.claim()
+				if job == nil {
+					return
+				}
+				job.c, job.retry, job.err = ix.inspect(p.ctx, b, job.snap, job.base)
+				close(job.done)
+			}
+		})
+	}
+	return p
+}
+
+// claim hands the next job to a worker once it is within the lookahead
+// window, or nil when there is nothing left or the prefetcher stopped.
+func (p *prefetcher) claim() *inspection {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for p.next < len(p.jobs) && p.next >= p.taken+prefetchAhead && p.ctx.Err() == nil {
+		p.cond.Wait()
+	}
+	if p.next >= len(p.jobs) || p.ctx.Err() != nil {
+		return nil
+	}
+	job := p.jobs[p.next]
+	p.next++
+	return job
+}
+
+// take waits for job i, which the consumer must take in order, and lets
+// go of it so its documents can be freed once consumed.
+func (p *prefetcher) take(i int) *inspection {
+	p.mu.Lock()
+	job := p.jobs[i]
+	p.taken = i + 1
+	p.cond.Broadcast()
+	p.mu.Unlock()
+	<-job.done // claimed and finished, so no worker looks at slot i again
+	p.mu.Lock()
+	p.jobs[i] = nil
+	p.mu.Unlock()
+	return job
+}
+
+// stop ends the workers and waits for every inspection they started.
+func (p *prefetcher) stop() {
+	p.cancel()
+	p.mu.Lock()
+	p.cond.Broadcast()
+	p.mu.Unlock()
+	p.wg.Wait()
+}

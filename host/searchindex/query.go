@@ -1,0 +1,124 @@
+package searchindex
+
+import (
+	"strings"
+
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+)
+
+// sessionsRequest is a validated, deep-copied SessionSearchRequest: what a
+// search works from once it is queued, whatever the caller does with its
+// own request afterwards.
+type sessionsRequest struct {
+	query          string
+	sessionFilters []sessionquery.SessionFilter
+	eventFilters   []sessionquery.EventFilter
+	limit          int
+	cursor         *string
+}
+
+// eventsRequest is a validated, deep-copied EventSearchRequest.
+type eventsRequest struct {
+	sessionID string
+	query     string
+	filters   []sessionquery.EventFilter
+	limit     int
+	cursor    *string
+}
+
+func (c Config) normalizeSessions(req sessionquery.SessionSearchRequest) (sessionsRequest, error) {
+	q, err := normalizeQuery(req.Query)
+	if err != nil {
+		return sessionsRequest{}, err
+	}
+	if err := sessionquery.ValidateSearchSessionFilters(req.SessionFilters); err != nil {
+		return sessionsRequest{}, err
+	}
+	if err := sessionquery.ValidateMetadataFilters(req.EventFilters); err != nil {
+		return sessionsRequest{}, err
+	}
+	limit, err := c.normalizeLimit(req.Limit)
+	if err != nil {
+		return sessionsRequest{}, err
+	}
+	out := sessionsRequest{
+		query:          q,
+		sessionFilters: sessionquery.CopySessionFilters(req.SessionFilters),
+		eventFilters:   sessionquery.CopyEventFilters(req.EventFilters),
+		limit:          limit,
+		cursor:         copyString(req.Cursor),
+	}
+	if out.sessionFilters == nil {
+		out.sessionFilters = []sessionquery.SessionFilter{}
+	}
+	if out.eventFilters == nil {
+		out.eventFilters = []sessionquery.EventFilter{}
+	}
+	return out, nil
+}
+
+func (c Config) normalizeEvents(req sessionquery.EventSearchRequest) (eventsRequest, error) {
+	q, err := normalizeQuery(req.Query)
+	if err != nil {
+		return eventsRequest{}, err
+	}
+	if err := sessionquery.ValidateMetadataFilters(req.Filters); err != nil {
+		return eventsRequest{}, err
+	}
+	limit, err := c.normalizeLimit(req.Limit)
+	if err != nil {
+		return eventsRequest{}, err
+	}
+	out := eventsRequest{
+		sessionID: req.SessionID,
+		query:     q,
+		filters:   sessionquery.CopyEventFilters(req.Filters),
+		limit:     limit,
+		cursor:    copyString(req.Cursor),
+	}
+	if out.filters == nil {
+		out.filters = []sessionquery.EventFilter{}
+	}
+	return out, nil
+}
+
+// normalizeQuery trims the query, collapses its whitespace runs to single
+// spaces and rejects blank or NUL-carrying text. Invalid UTF-8 (for example
+// a lone surrogate decoded leniently) becomes U+FFFD, and so do the two
+// highlight markers, so that a query can never forge one.
+func normalizeQuery(q string) (string, error) {
+	q = strings.ToValidUTF8(q, "\uFFFD")
+	q = sessionquery.CollapseJS(q)
+	if q == "" {
+		return "", sessionquery.Errorf(sessionquery.CodeInvalidQuery, "session-search query must contain non-whitespace text")
+	}
+	if strings.ContainsRune(q, 0) {
+		return "", sessionquery.Errorf(sessionquery.CodeInvalidQuery, "session-search query must not contain NUL")
+	}
+	return strings.NewReplacer(string(markStart), "\uFFFD", string(markEnd), "\uFFFD").Replace(q), nil
+}
+
+func (c Config) normalizeLimit(limit *int) (int, error) {
+	if limit == nil {
+		return c.DefaultLimit, nil
+	}
+	max := min(c.MaxLimit, maxLimitBound)
+	if *limit < 1 || *limit > max {
+		return 0, sessionquery.Errorf(sessionquery.CodeInvalidLimit, "session-search limit must be an integer between 1 and %d", max)
+	}
+	return *limit, nil
+}
+
+// quoteFTS makes the query one FTS5 string: every operator, prefix star,
+// parenthesis and quote inside it is inert data.
+func quoteFTS(q string) string {
+	return `"` + strings.ReplaceAll(q, `"`, `""`) + `"`
+}
+
+func copyString(p *string) *string {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}

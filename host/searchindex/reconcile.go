@@ -1,0 +1,283 @@
+package searchindex
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+)
+
+// maxFeedRaces bounds how often one search restarts because another process
+// moved the journal cursor first; each restart has less left to do.
+const maxFeedRaces = 8
+
+// progressFunc reports sessions examined out of a total (Rebuild's bar).
+type progressFunc func(done, total int)
+
+// liveRef is one live session as seen at the start of an attempt.
+type liveRef struct {
+	id   string
+	live *session.Live
+}
+
+// persistedView answers, for the live observation, whether a live id also
+// exists in the mounted persistence and under which header.
+type persistedView interface {
+	lookup(ctx context.Context, id string) (session.Header, bool, error)
+	// changed reports whether id's persisted presence or header may differ
+	// from what the overlay recorded, so its row must be re-examined.
+	changed(id string) bool
+}
+
+// reconcile brings the index up to date with the live sessions and the
+// mounted persistence (session-query.md §3.7) and returns the binding the
+// index now reflects.
+func (ix *Index) reconcile(ctx context.Context, progress progressFunc) (sessionquery.Binding, error) {
+	races := 0
+	for attempt := 0; attempt < 2; {
+		b, retry, err := ix.attempt(ctx, progress)
+		switch {
+		case errors.Is(err, errFeedMoved):
+			races++
+			if races > maxFeedRaces {
+				return b, indexFailed(err, "session-search reconciliation failed: %s; other dsh processes keep updating the index, retry", err.Error())
+			}
+			continue
+		case err != nil:
+			return b, err
+		case !retry:
+			return b, nil
+		}
+		attempt++
+	}
+	return sessionquery.Binding{}, sessionquery.Errorf(sessionquery.CodePersistenceFailed, msgNotStable)
+}
+
+func (ix *Index) attempt(ctx context.Context, progress progressFunc) (sessionquery.Binding, bool, error) {
+	b := ix.svc.Binding()
+	l0 := ix.liveRefs()
+	canReuse := !ix.seenBinding || b.ID == ix.bindingID
+	pointerChanged := ix.seenBinding && b.ID != ix.bindingID
+	if err := checkCtx(ctx); err != nil {
+		return b, false, err
+	}
+	bt := &batch{}
+	var view persistedView = noPersistence{flip: pointerChanged}
+	if p := b.Persistence; p != nil {
+		var retry bool
+		var err error
+		if feed, ok := p.(ChangeFeed); ok {
+			view, retry, err = ix.observeFeed(ctx, b, feed, l0, bt, progress)
+		} else {
+			view, retry, err = ix.observeGeneric(ctx, b, canReuse, l0, bt)
+		}
+		if err != nil || retry {
+			return b, retry, err
+		}
+	}
+	retry, err := ix.observeLive(ctx, l0, view, bt)
+	if err != nil || retry {
+		return b, retry, err
+	}
+	if err := checkCtx(ctx); err != nil {
+		return b, false, err
+	}
+	res, err := ix.commit(ctx, bt)
+	if err != nil {
+		if errors.Is(err, errFeedMoved) {
+			return b, false, err
+		}
+		return b, false, ix.reconcileFailed(err)
+	}
+	if res.wroteLive || res.wrotePersisted || pointerChanged {
+		ix.memGen++
+	}
+	if pointerChanged {
+		ix.epoch++
+	}
+	for _, id := range bt.liveDel {
+		delete(ix.live, id)
+	}
+	for id, row := range res.liveRows {
+		ix.live[id] = row
+	}
+	ix.nextLocal, ix.nextLiveKey = res.nextLocal, res.nextLiveKey
+	ix.seenBinding, ix.bindingID = true, b.ID
+	return b, false, nil
+}
+
+func (ix *Index) reconcileFailed(err error) error {
+	ix.discard(err)
+	return indexFailed(err, "session-search reconciliation failed: %s", detail(err))
+}
+
+func (ix *Index) liveRefs() []liveRef {
+	list := ix.svc.Live().List()
+	out := make([]liveRef, len(list))
+	for i, l := range list {
+		out[i] = liveRef{id: l.ID(), live: l}
+	}
+	return out
+}
+
+func (ix *Index) isLive(l0 []liveRef, id string) bool {
+	for _, r := range l0 {
+		if r.id == id {
+			return true
+		}
+	}
+	_, now := ix.svc.Live().Get(id)
+	return now
+}
+
+func sameLive(a, b []liveRef) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// observeLive overlays every live session whose log or persisted presence
+// changed since it was last overlaid, and drops detached ones. A live
+// session is fingerprinted by Live.Revision, which changes on every append
+// and differs between two instances of one id.
+func (ix *Index) observeLive(ctx context.Context, l0 []liveRef, view persistedView, bt *batch) (bool, error) {
+	now := ix.liveRefs()
+	seen := make(map[string]bool, len(now))
+	for _, r := range now {
+		id := r.id
+		seen[id] = true
+		rev := r.live.Revision()
+		row, had := ix.live[id]
+		if had && row.fingerprint == rev && !view.changed(id) {
+			continue
+		}
+		h := r.live.Header()
+		ph, persisted, err := view.lookup(ctx, id)
+		if err != nil {
+			return false, err
+		}
+		if persisted && !session.Compatible(h, ph) {
+			return false, sessionquery.Errorf(sessionquery.CodeSourceConflict, `session source headers conflict for session "%s"`, id)
+		}
+		if had && row.fingerprint == rev && row.persisted == persisted {
+			continue
+		}
+		h, events := r.live.Snapshot()
+		docs, err := sessionquery.BuildDocuments(id, events)
+		if err != nil {
+			return false, err
+		}
+		bt.live = append(bt.live, liveChange{header: h, fingerprint: rev, persisted: persisted, events: len(events), docs: docs})
+	}
+	for id := range ix.live {
+		if !seen[id] {
+			bt.liveDel = append(bt.liveDel, id)
+		}
+	}
+	return !sameLive(l0, ix.liveRefs()), nil
+}
+
+// noPersistence is the view while nothing is mounted: no live session is
+// persisted, and rows recorded as persisted flip when a backend unmounts.
+type noPersistence struct{ flip bool }
+
+func (noPersistence) lookup(context.Context, string) (session.Header, bool, error) {
+	return session.Header{}, false, nil
+}
+func (n noPersistence) changed(string) bool { return n.flip }
+
+// backendFailure maps a failed persistence call: an abort is ABORTED, a
+// rejection from a backend that was swapped meanwhile is discarded (retry),
+// a typed session-query error passes unchanged, anything else is
+// PERSISTENCE_FAILED.
+func (ix *Index) backendFailure(ctx context.Context, b sessionquery.Binding, err error) (bool, error) {
+	if ctx.Err() != nil {
+		return false, aborted(ctx)
+	}
+	if ix.svc.Binding().ID != b.ID {
+		return true, nil
+	}
+	if isQueryError(err) {
+		return false, err
+	}
+	return false, sessionquery.Wrap(sessionquery.CodePersistenceFailed, err, "session-search persistence observation failed: %s", detail(err))
+}
+
+// inspect reads one log for indexing and builds its documents. The listed
+// header must be compatible with the inspected one.
+func (ix *Index) inspect(ctx context.Context, b sessionquery.Binding, listed sessionquery.PersistedSnapshot, base string) (persistedChange, bool, error) {
+	if err := checkCtx(ctx); err != nil {
+		return persistedChange{}, false, err
+	}
+	id := listed.Header.ID
+	h, events, err := b.Persistence.Inspect(ctx, id)
+	if err != nil {
+		retry, err := ix.backendFailure(ctx, b, err)
+		return persistedChange{}, retry, err
+	}
+	if err := checkCtx(ctx); err != nil {
+		return persistedChange{}, false, err
+	}
+	if !session.Compatible(listed.Header, h) {
+		return persistedChange{}, false, sessionquery.Errorf(sessionquery.CodeSourceConflict, `session source headers conflict for session "%s"`, id)
+	}
+	docs, err := sessionquery.BuildDocuments(id, events)
+	if err != nil {
+		return persistedChange{}, false, err
+	}
+	return persistedChange{header: h.Clone(), revision: listed.Revision, base: base, events: len(events), docs: docs}, false, nil
+}
+
+// indexedRevisions reads every persisted row's revision.
+func (ix *Index) indexedRevisions(ctx context.Context) (map[string]string, error) {
+	rows, err := ix.db.conn.QueryContext(ctx, `SELECT session_id, revision FROM persisted_sessions`)
+	if err != nil {
+		return nil, ix.reconcileFailed(err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var id, rev string
+		if err := rows.Scan(&id, &rev); err != nil {
+			return nil, ix.reconcileFailed(err)
+		}
+		out[id] = rev
+	}
+	if err := rows.Err(); err != nil {
+		return nil, ix.reconcileFailed(err)
+	}
+	return out, nil
+}
+
+func (ix *Index) indexedRevision(ctx context.Context, id string) (string, bool, error) {
+	var rev string
+	err := ix.db.conn.QueryRowContext(ctx, `SELECT revision FROM persisted_sessions WHERE session_id = ?`, id).Scan(&rev)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, ix.reconcileFailed(err)
+	}
+	return rev, true, nil
+}
+
+// checkSnapshots rejects a malformed listing.
+func checkSnapshots(snaps []sessionquery.PersistedSnapshot) error {
+	seen := make(map[string]bool, len(snaps))
+	for _, s := range snaps {
+		if seen[s.Header.ID] {
+			return fmt.Errorf("persistence listed session %q twice", s.Header.ID)
+		}
+		seen[s.Header.ID] = true
+	}
+	return nil
+}

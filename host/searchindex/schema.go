@@ -1,0 +1,115 @@
+package searchindex
+
+// Schema identity. The application id is "DSHQ"; user_version is this
+// package's own schema version (we are not file-compatible with upstream),
+// bumped whenever the schema below changes. A file of ours at any other
+// version is reset in place and rebuilt from the logs.
+const (
+	applicationID = 0x44534851
+	schemaVersion = 1
+)
+
+// Document rowids pack the owning session's key and the document's rank
+// within its session: rowid = sessionKey<<docBits | local. local orders a
+// session's documents by the ranking tie-breaks (code-point length
+// ascending, time descending, seq descending), so "smallest rowid among
+// equal scores" is exactly the documented tie-break, and grouping by
+// session needs only the rowid FTS5 already has in hand.
+const (
+	docBits  = 28
+	docMask  = 1<<docBits - 1
+	maxLocal = docMask
+)
+
+const tokenizer = `unicode61 remove_diacritics 2`
+
+// recognizedTables are every user table a database of ours may contain,
+// FTS5 shadow tables included. Anything else makes the file foreign.
+var recognizedTables = []string{
+	"search_state",
+	"persisted_sessions",
+	"persisted_docs",
+	"pending_sessions",
+	"persisted_fts",
+	"persisted_fts_data",
+	"persisted_fts_idx",
+	"persisted_fts_docsize",
+	"persisted_fts_config",
+}
+
+// mainSchema is the shared, persistent part. feed_source and feed_cursor
+// remember how far the change journal of which sessions root has been
+// applied; pending_sessions holds ids the journal reported while some
+// process had them live, so whoever sees them detached indexes them.
+const mainSchema = `
+CREATE TABLE IF NOT EXISTS search_state(
+	singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+	global_generation INTEGER NOT NULL,
+	feed_source TEXT,
+	feed_cursor INTEGER
+) STRICT;
+INSERT OR IGNORE INTO search_state(singleton, global_generation) VALUES (1, 0);
+CREATE TABLE IF NOT EXISTS persisted_sessions(
+	session_key INTEGER PRIMARY KEY,
+	session_id TEXT NOT NULL UNIQUE,
+	version INTEGER NOT NULL,
+	created_at INTEGER NOT NULL,
+	cwd TEXT,
+	parent_session TEXT,
+	seed_length INTEGER,
+	delegation_depth INTEGER,
+	agent_preset TEXT,
+	revision TEXT NOT NULL,
+	generation INTEGER NOT NULL,
+	event_count INTEGER NOT NULL,
+	doc_count INTEGER NOT NULL
+) STRICT;
+CREATE TABLE IF NOT EXISTS persisted_docs(
+	doc_id INTEGER PRIMARY KEY,
+	seq INTEGER NOT NULL,
+	type TEXT NOT NULL,
+	time INTEGER NOT NULL,
+	surface TEXT NOT NULL,
+	codepoint_length INTEGER NOT NULL,
+	text TEXT NOT NULL
+) STRICT;
+CREATE VIRTUAL TABLE IF NOT EXISTS persisted_fts USING fts5(
+	text, content='persisted_docs', content_rowid='doc_id', tokenize='` + tokenizer + `'
+);
+CREATE TABLE IF NOT EXISTS pending_sessions(
+	session_id TEXT PRIMARY KEY
+) STRICT;
+`
+
+// tempSchema is the per-connection live overlay; SQLite drops it when the
+// connection closes, which is why the index pins exactly one connection.
+const tempSchema = `
+CREATE TEMP TABLE IF NOT EXISTS live_sessions(
+	session_key INTEGER PRIMARY KEY,
+	session_id TEXT NOT NULL UNIQUE,
+	version INTEGER NOT NULL,
+	created_at INTEGER NOT NULL,
+	cwd TEXT,
+	parent_session TEXT,
+	seed_length INTEGER,
+	delegation_depth INTEGER,
+	agent_preset TEXT,
+	fingerprint TEXT NOT NULL,
+	persisted INTEGER NOT NULL CHECK (persisted IN (0, 1)),
+	generation INTEGER NOT NULL,
+	event_count INTEGER NOT NULL,
+	doc_count INTEGER NOT NULL
+) STRICT;
+CREATE TEMP TABLE IF NOT EXISTS live_docs(
+	doc_id INTEGER PRIMARY KEY,
+	seq INTEGER NOT NULL,
+	type TEXT NOT NULL,
+	time INTEGER NOT NULL,
+	surface TEXT NOT NULL,
+	codepoint_length INTEGER NOT NULL,
+	text TEXT NOT NULL
+) STRICT;
+CREATE VIRTUAL TABLE IF NOT EXISTS temp.live_fts USING fts5(
+	text, content='live_docs', content_rowid='doc_id', tokenize='` + tokenizer + `'
+);
+`

@@ -1,0 +1,260 @@
+package searchindex
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+)
+
+var _ sessionquery.SearchEngine = (*Index)(nil)
+
+// SearchSessions searches the whole corpus, one hit per session with its
+// strongest event (session-query.md §2.5, §3.11).
+func (ix *Index) SearchSessions(ctx context.Context, req sessionquery.SessionSearchRequest) (sessionquery.SessionSearchPage, error) {
+	r, err := ix.cfg.normalizeSessions(req)
+	if err != nil {
+		return sessionquery.SessionSearchPage{}, err
+	}
+	if err := ix.begin(ctx); err != nil {
+		return sessionquery.SessionSearchPage{}, err
+	}
+	defer ix.queue.release()
+	b, err := ix.reconcile(ctx, nil)
+	if err != nil {
+		return sessionquery.SessionSearchPage{}, err
+	}
+	if err := checkCtx(ctx); err != nil {
+		return sessionquery.SessionSearchPage{}, err
+	}
+	var page sessionquery.SessionSearchPage
+	err = ix.read(ctx, func(tx querier) error {
+		var err error
+		page, err = ix.querySessions(ctx, tx, r, b.Persistence != nil)
+		return err
+	})
+	return page, err
+}
+
+// SearchEvents searches one session and returns its header from the same
+// indexed generation, even without hits.
+func (ix *Index) SearchEvents(ctx context.Context, req sessionquery.EventSearchRequest) (sessionquery.EventSearchPage, error) {
+	r, err := ix.cfg.normalizeEvents(req)
+	if err != nil {
+		return sessionquery.EventSearchPage{}, err
+	}
+	if err := ix.begin(ctx); err != nil {
+		return sessionquery.EventSearchPage{}, err
+	}
+	defer ix.queue.release()
+	b, err := ix.reconcile(ctx, nil)
+	if err != nil {
+		return sessionquery.EventSearchPage{}, err
+	}
+	if err := checkCtx(ctx); err != nil {
+		return sessionquery.EventSearchPage{}, err
+	}
+	var page sessionquery.EventSearchPage
+	err = ix.read(ctx, func(tx querier) error {
+		var err error
+		page, err = ix.queryEvents(ctx, tx, r, b.Persistence != nil)
+		return err
+	})
+	return page, err
+}
+
+// read runs fn in one read transaction, so every statement of a search
+// sees the same snapshot even while other processes write.
+func (ix *Index) read(ctx context.Context, fn func(q querier) error) error {
+	db := ix.db
+	if _, err := db.conn.ExecContext(ctx, `BEGIN`); err != nil {
+		if ctx.Err() != nil {
+			return aborted(ctx)
+		}
+		return ix.queryFailed(err)
+	}
+	err := fn(db)
+	if _, rerr := db.conn.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`); err == nil && rerr != nil {
+		err = rerr
+	}
+	if err != nil && !isQueryError(err) {
+		if ctx.Err() != nil {
+			return aborted(ctx)
+		}
+		return ix.queryFailed(err)
+	}
+	return err
+}
+
+func (ix *Index) queryFailed(err error) error {
+	ix.discard(err)
+	return indexFailed(err, "session-search query failed: %s", detail(err))
+}
+
+func (ix *Index) querySessions(ctx context.Context, tx querier, r sessionsRequest, persistedVisible bool) (sessionquery.SessionSearchPage, error) {
+	sp, err := compileSessionPredicates(r.sessionFilters)
+	if err != nil {
+		return sessionquery.SessionSearchPage{}, err
+	}
+	ep, err := compileEventPredicates(r.eventFilters)
+	if err != nil {
+		return sessionquery.SessionSearchPage{}, err
+	}
+	if err := checkSessionsBudget(sp, ep); err != nil {
+		return sessionquery.SessionSearchPage{}, err
+	}
+	var gen int64
+	if err := tx.QueryRowContext(ctx, `SELECT global_generation FROM search_state WHERE singleton = 1`).Scan(&gen); err != nil {
+		return sessionquery.SessionSearchPage{}, err
+	}
+	generation := fmt.Sprintf("%d.%d", gen, ix.memGen)
+	fp := sessionsFingerprint(r)
+	var offset int64
+	if r.cursor != nil {
+		if offset, err = decodeCursor(*r.cursor, ix.instance, scopeSessions, fp, generation); err != nil {
+			return sessionquery.SessionSearchPage{}, err
+		}
+	}
+	match := quoteFTS(r.query)
+	want := offset + int64(r.limit) + 1
+	live, liveStats, err := liveMatches(ctx, tx, match, sp, ep, persistedVisible, 0)
+	if err != nil {
+		return sessionquery.SessionSearchPage{}, err
+	}
+	if err := onPersistedScale(ctx, tx, match, live, liveStats); err != nil {
+		return sessionquery.SessionSearchPage{}, err
+	}
+	merged := bestPerSession(live)
+	if persistedVisible {
+		persisted, err := persistedBest(ctx, tx, match, sp, ep, int(want))
+		if err != nil {
+			return sessionquery.SessionSearchPage{}, err
+		}
+		merged = append(merged, persisted...)
+		slices.SortStableFunc(merged, compareSessions)
+	}
+	page := sessionquery.SessionSearchPage{Items: []sessionquery.SessionHit{}}
+	if int64(len(merged)) <= offset {
+		return page, nil
+	}
+	merged = merged[offset:]
+	more := len(merged) > r.limit
+	if more {
+		merged = merged[:r.limit]
+	}
+	for _, c := range merged {
+		snip, err := snippet(ctx, tx, c, match, ix.cfg.SnippetChars)
+		if err != nil {
+			return sessionquery.SessionSearchPage{}, err
+		}
+		page.Items = append(page.Items, sessionquery.SessionHit{
+			SessionRecord: sessionquery.SessionRecord{Header: c.header, Live: c.live, Persisted: c.persisted},
+			BestMatch:     hit(c, c.header.ID, snip),
+		})
+	}
+	if more {
+		next := encodeCursor(cursorPayload{Version: cursorVersion, Instance: ix.instance, Scope: scopeSessions,
+			Fingerprint: fp, Generation: generation, Offset: offset + int64(r.limit)})
+		page.NextCursor = &next
+	}
+	return page, nil
+}
+
+// target is the session an event search runs in.
+type target struct {
+	live       bool
+	key        int64
+	header     session.Header
+	generation string
+}
+
+func (ix *Index) resolveTarget(ctx context.Context, tx querier, id string, persistedVisible bool) (target, error) {
+	var t target
+	var gen int64
+	cols := `session_key, generation, ` + headerColumns
+	err := tx.QueryRowContext(ctx, `SELECT `+cols+` FROM live_sessions c WHERE c.session_id = ?`, id).
+		Scan(append([]any{&t.key, &gen}, scanHeader(&t.header)...)...)
+	if err == nil {
+		t.live = true
+		t.generation = fmt.Sprintf("live:%d", gen)
+		return t, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return t, err
+	}
+	if persistedVisible {
+		err = tx.QueryRowContext(ctx, `SELECT `+cols+` FROM persisted_sessions c WHERE c.session_id = ?`, id).
+			Scan(append([]any{&t.key, &gen}, scanHeader(&t.header)...)...)
+		if err == nil {
+			t.generation = fmt.Sprintf("persisted:%d:%d", ix.epoch, gen)
+			return t, nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return t, err
+		}
+	}
+	return t, sessionquery.Errorf(sessionquery.CodeSessionNotFound, `session "%s" not found`, id)
+}
+
+func (ix *Index) queryEvents(ctx context.Context, tx querier, r eventsRequest, persistedVisible bool) (sessionquery.EventSearchPage, error) {
+	ep, err := compileEventPredicates(r.filters)
+	if err != nil {
+		return sessionquery.EventSearchPage{}, err
+	}
+	if err := checkEventsBudget(ep); err != nil {
+		return sessionquery.EventSearchPage{}, err
+	}
+	t, err := ix.resolveTarget(ctx, tx, r.sessionID, persistedVisible)
+	if err != nil {
+		return sessionquery.EventSearchPage{}, err
+	}
+	fp := eventsFingerprint(r)
+	var offset int64
+	if r.cursor != nil {
+		if offset, err = decodeCursor(*r.cursor, ix.instance, scopeEvents, fp, t.generation); err != nil {
+			return sessionquery.EventSearchPage{}, err
+		}
+	}
+	match := quoteFTS(r.query)
+	var cands []candidate
+	if t.live {
+		all, liveStats, err := liveMatches(ctx, tx, match, predicates{}, ep, persistedVisible, t.key)
+		if err != nil {
+			return sessionquery.EventSearchPage{}, err
+		}
+		if err := onPersistedScale(ctx, tx, match, all, liveStats); err != nil {
+			return sessionquery.EventSearchPage{}, err
+		}
+		slices.SortFunc(all, compareEvents)
+		if int64(len(all)) > offset {
+			cands = all[offset:min(int64(len(all)), offset+int64(r.limit)+1)]
+		}
+	} else {
+		if cands, err = persistedEvents(ctx, tx, match, ep, t.key, int64(r.limit)+1, offset); err != nil {
+			return sessionquery.EventSearchPage{}, err
+		}
+	}
+	page := sessionquery.EventSearchPage{Items: []sessionquery.EventHit{}, Session: t.header}
+	more := len(cands) > r.limit
+	if more {
+		cands = cands[:r.limit]
+	}
+	for _, c := range cands {
+		c.live = t.live
+		snip, err := snippet(ctx, tx, c, match, ix.cfg.SnippetChars)
+		if err != nil {
+			return sessionquery.EventSearchPage{}, err
+		}
+		page.Items = append(page.Items, hit(c, t.header.ID, snip))
+	}
+	if more {
+		next := encodeCursor(cursorPayload{Version: cursorVersion, Instance: ix.instance, Scope: scopeEvents,
+			Fingerprint: fp, Generation: t.generation, Offset: offset + int64(r.limit)})
+		page.NextCursor = &next
+	}
+	return page, nil
+}

@@ -1,0 +1,460 @@
+package searchindex
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+)
+
+// persistedChange is one inspected log to (re)index. base is the revision
+// the decision to inspect was taken against ("" for a session not yet
+// indexed): the write only lands if the row still has it, so a slower
+// process can never overwrite a newer inspection by another one.
+type persistedChange struct {
+	header   session.Header
+	revision string
+	base     string
+	events   int
+	docs     []sessionquery.Document
+}
+
+// liveChange is one live session to (re)overlay.
+type liveChange struct {
+	header      session.Header
+	fingerprint string
+	persisted   bool
+	events      int
+	docs        []sessionquery.Document
+}
+
+// batch is the writes of one transaction.
+type batch struct {
+	upserts    []persistedChange
+	deletes    []string
+	pendingAdd []string
+	pendingDel []string
+	live       []liveChange
+	liveDel    []string
+	feed       *feedAdvance
+	docs       int
+	bytes      int
+}
+
+// feedAdvance moves the stored journal cursor, but only if it still is
+// where this reconciliation read it (another process may have moved it).
+type feedAdvance struct {
+	source     string
+	fromSource *string
+	from       *int64
+	to         int64
+}
+
+// errFeedMoved reports that another process advanced the journal cursor
+// while this one reconciled; the reconciliation starts over from there.
+var errFeedMoved = errors.New("the change journal cursor moved")
+
+// Batches are committed once they hold this much, so building a large index
+// neither holds every document in memory nor keeps other processes from
+// writing for long.
+const (
+	batchDocs  = 8000
+	batchBytes = 16 << 20
+)
+
+func (b *batch) full() bool { return b.docs >= batchDocs || b.bytes >= batchBytes }
+
+func (b *batch) empty() bool {
+	return len(b.upserts) == 0 && len(b.deletes) == 0 && len(b.pendingAdd) == 0 &&
+		len(b.pendingDel) == 0 && len(b.live) == 0 && len(b.liveDel) == 0 && b.feed == nil
+}
+
+func (b *batch) addUpsert(c persistedChange) {
+	b.upserts = append(b.upserts, c)
+	b.docs += len(c.docs)
+	for _, d := range c.docs {
+		b.bytes += len(d.Text)
+	}
+}
+
+func (b *batch) touchesMain() bool {
+	return len(b.upserts) > 0 || len(b.deletes) > 0 || len(b.pendingAdd) > 0 || len(b.pendingDel) > 0 || b.feed != nil
+}
+
+// commitResult is what a committed batch changed.
+type commitResult struct {
+	wrotePersisted bool
+	wroteLive      bool
+	liveRows       map[string]liveRow
+	nextLocal      int64
+	nextLiveKey    int64
+}
+
+// commit writes b in one transaction: BEGIN IMMEDIATE when it touches the
+// shared tables, a deferred BEGIN when it only rewrites this connection's
+// live overlay (which takes no lock other processes would wait for).
+func (ix *Index) commit(ctx context.Context, b *batch) (commitResult, error) {
+	res := commitResult{liveRows: map[string]liveRow{}, nextLocal: ix.nextLocal, nextLiveKey: ix.nextLiveKey}
+	if b.empty() {
+		return res, nil
+	}
+	// A transaction that started runs to its end: cancellation is honoured
+	// before it, never half-way through it.
+	ctx = context.WithoutCancel(ctx)
+	db := ix.db
+	begin := `BEGIN`
+	if b.touchesMain() {
+		begin = `BEGIN IMMEDIATE`
+	}
+	if _, err := db.conn.ExecContext(ctx, begin); err != nil {
+		return res, err
+	}
+	err := ix.writeBatch(ctx, b, &res)
+	if err == nil {
+		_, err = db.conn.ExecContext(ctx, `COMMIT`)
+	}
+	if err != nil {
+		_, _ = db.conn.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`)
+		return commitResult{}, err
+	}
+	return res, nil
+}
+
+func (ix *Index) writeBatch(ctx context.Context, b *batch, res *commitResult) error {
+	w := newTxWriter(ix.db.conn)
+	defer w.close()
+	c := ix.db.conn
+	if b.feed != nil {
+		r, err := c.ExecContext(ctx, `UPDATE search_state SET feed_source = ?, feed_cursor = ?
+			WHERE singleton = 1 AND feed_source IS ? AND feed_cursor IS ?`,
+			b.feed.source, b.feed.to, b.feed.fromSource, b.feed.from)
+		if err != nil {
+			return err
+		}
+		if n, err := r.RowsAffected(); err != nil || n != 1 {
+			return errFeedMoved
+		}
+	}
+	var gen int64
+	if len(b.upserts) > 0 || len(b.deletes) > 0 {
+		if err := c.QueryRowContext(ctx, `UPDATE search_state SET global_generation = global_generation + 1
+			WHERE singleton = 1 RETURNING global_generation`).Scan(&gen); err != nil {
+			return err
+		}
+		res.wrotePersisted = true
+	}
+	for _, id := range b.deletes {
+		if err := w.deletePersisted(ctx, id); err != nil {
+			return err
+		}
+	}
+	pending := slices.Clone(b.pendingAdd)
+	for _, u := range b.upserts {
+		landed, err := w.upsertPersisted(ctx, u, gen)
+		if err != nil {
+			return err
+		}
+		if !landed {
+			pending = append(pending, u.header.ID)
+		}
+	}
+	for _, id := range b.pendingDel {
+		if slices.Contains(pending, id) {
+			continue
+		}
+		if _, err := c.ExecContext(ctx, `DELETE FROM pending_sessions WHERE session_id = ?`, id); err != nil {
+			return err
+		}
+	}
+	for _, id := range pending {
+		if _, err := c.ExecContext(ctx, `INSERT OR IGNORE INTO pending_sessions(session_id) VALUES (?)`, id); err != nil {
+			return err
+		}
+	}
+	if err := ix.writeLive(ctx, w, b, res, gen); err != nil {
+		return err
+	}
+	return w.applyFTS(ctx)
+}
+
+func (ix *Index) writeLive(ctx context.Context, w *txWriter, b *batch, res *commitResult, mainGen int64) error {
+	if len(b.live) == 0 && len(b.liveDel) == 0 {
+		return nil
+	}
+	c := ix.db.conn
+	for _, id := range b.liveDel {
+		if row, ok := ix.live[id]; ok {
+			if err := w.removeDocs(ctx, liveTables, row.key); err != nil {
+				return err
+			}
+		}
+		if _, err := c.ExecContext(ctx, `DELETE FROM live_sessions WHERE session_id = ?`, id); err != nil {
+			return err
+		}
+		res.wroteLive = true
+	}
+	if len(b.live) == 0 {
+		return nil
+	}
+	if mainGen == 0 {
+		mainGen = ix.dbGen
+	}
+	next := ix.nextLocal
+	key := ix.nextLiveKey
+	for _, l := range b.live {
+		if old, ok := ix.live[l.header.ID]; ok {
+			if err := w.removeDocs(ctx, liveTables, old.key); err != nil {
+				return err
+			}
+			if _, err := c.ExecContext(ctx, `DELETE FROM live_sessions WHERE session_key = ?`, old.key); err != nil {
+				return err
+			}
+		}
+		key++
+		next = max(next, mainGen) + 1
+		h := l.header
+		if _, err := c.ExecContext(ctx, `INSERT INTO live_sessions(session_key, session_id, version, created_at, cwd,
+			parent_session, seed_length, delegation_depth, agent_preset, fingerprint, persisted, generation,
+			event_count, doc_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			key, h.ID, h.Version, h.CreatedAt, h.Cwd, h.ParentSession, h.SeedLength, h.DelegationDepth,
+			h.AgentPreset, l.fingerprint, l.persisted, next, l.events, len(l.docs)); err != nil {
+			return err
+		}
+		if err := w.addDocs(ctx, liveTables, key, l.docs); err != nil {
+			return fmt.Errorf("session %s: %w", h.ID, err)
+		}
+		res.liveRows[h.ID] = liveRow{key: key, fingerprint: l.fingerprint, persisted: l.persisted, generation: next}
+	}
+	res.wroteLive = true
+	res.nextLocal, res.nextLiveKey = next, key
+	return nil
+}
+
+// tables names one content table and the FTS5 index built over it.
+type tables struct{ docs, fts string }
+
+var (
+	persistedTables = tables{"persisted_docs", "persisted_fts"}
+	liveTables      = tables{"live_docs", "live_fts"}
+)
+
+// txWriter writes one transaction. FTS5 flushes its pending in-memory
+// index whenever a statement in the transaction opens a statement journal
+// (any multi-row or constraint-checked write), which would cut the index
+// into tiny segments and spend the build merging them. So every ordinary
+// row is written first, and the FTS operations, all single-row statements,
+// are queued and applied last: each transaction flushes once, at COMMIT.
+type txWriter struct {
+	c     *sql.Conn
+	ops   []ftsOp
+	stmts map[string]*sql.Stmt
+	args  []any
+}
+
+// ftsOp is one queued change to an FTS5 index: the external-content
+// "delete" command needs the text the row was indexed with.
+type ftsOp struct {
+	fts  string
+	del  bool
+	id   int64
+	text string
+}
+
+func newTxWriter(c *sql.Conn) *txWriter { return &txWriter{c: c, stmts: map[string]*sql.Stmt{}} }
+
+func (w *txWriter) close() {
+	for _, st := range w.stmts {
+		st.Close()
+	}
+}
+
+func (w *txWriter) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := w.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := w.c.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	w.stmts[query] = st
+	return st, nil
+}
+
+// upsertPersisted replaces one session's row and documents, keeping its
+// key, unless the row no longer carries the revision the change was based
+// on (another process got there first).
+func (w *txWriter) upsertPersisted(ctx context.Context, u persistedChange, gen int64) (bool, error) {
+	h := u.header
+	var key int64
+	var current string
+	err := w.c.QueryRowContext(ctx, `SELECT session_key, revision FROM persisted_sessions WHERE session_id = ?`, h.ID).Scan(&key, &current)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		if u.base != "" {
+			return false, nil
+		}
+		err = w.c.QueryRowContext(ctx, `INSERT INTO persisted_sessions(session_id, version, created_at, cwd, parent_session,
+			seed_length, delegation_depth, agent_preset, revision, generation, event_count, doc_count)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING session_key`,
+			h.ID, h.Version, h.CreatedAt, h.Cwd, h.ParentSession, h.SeedLength, h.DelegationDepth, h.AgentPreset,
+			u.revision, gen, u.events, len(u.docs)).Scan(&key)
+		if err != nil {
+			return false, err
+		}
+	case err != nil:
+		return false, err
+	default:
+		if current != u.base {
+			return false, nil
+		}
+		if err := w.removeDocs(ctx, persistedTables, key); err != nil {
+			return false, err
+		}
+		if _, err := w.c.ExecContext(ctx, `UPDATE persisted_sessions SET version = ?, created_at = ?, cwd = ?,
+			parent_session = ?, seed_length = ?, delegation_depth = ?, agent_preset = ?, revision = ?,
+			generation = ?, event_count = ?, doc_count = ? WHERE session_key = ?`,
+			h.Version, h.CreatedAt, h.Cwd, h.ParentSession, h.SeedLength, h.DelegationDepth, h.AgentPreset,
+			u.revision, gen, u.events, len(u.docs), key); err != nil {
+			return false, err
+		}
+	}
+	if err := w.addDocs(ctx, persistedTables, key, u.docs); err != nil {
+		return false, fmt.Errorf("session %s: %w", h.ID, err)
+	}
+	return true, nil
+}
+
+func (w *txWriter) deletePersisted(ctx context.Context, id string) error {
+	var key int64
+	err := w.c.QueryRowContext(ctx, `SELECT session_key FROM persisted_sessions WHERE session_id = ?`, id).Scan(&key)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := w.removeDocs(ctx, persistedTables, key); err != nil {
+		return err
+	}
+	_, err = w.c.ExecContext(ctx, `DELETE FROM persisted_sessions WHERE session_key = ?`, key)
+	return err
+}
+
+// removeDocs deletes one session's content rows and queues their removal
+// from the FTS index.
+func (w *txWriter) removeDocs(ctx context.Context, t tables, key int64) error {
+	lo, hi := key<<docBits, key<<docBits|docMask
+	rows, err := w.c.QueryContext(ctx, `SELECT doc_id, text FROM `+t.docs+` WHERE doc_id BETWEEN ? AND ?`, lo, hi)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		op := ftsOp{fts: t.fts, del: true}
+		if err := rows.Scan(&op.id, &op.text); err != nil {
+			rows.Close()
+			return err
+		}
+		w.ops = append(w.ops, op)
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	_, err = w.c.ExecContext(ctx, `DELETE FROM `+t.docs+` WHERE doc_id BETWEEN ? AND ?`, lo, hi)
+	return err
+}
+
+// insertRows is how many documents one content-table INSERT carries: each
+// statement is a round trip into SQLite, which costs more than a row.
+const insertRows = 64
+
+// addDocs stores a session's documents under key, numbered in tie-break
+// order (see docBits), and queues them for the FTS index.
+func (w *txWriter) addDocs(ctx context.Context, t tables, key int64, docs []sessionquery.Document) error {
+	if len(docs) > maxLocal+1 {
+		return fmt.Errorf("%d searchable events exceed the index's per-session limit of %d", len(docs), maxLocal+1)
+	}
+	type prepared struct {
+		doc  *sessionquery.Document
+		text string
+		n    int
+	}
+	ps := make([]prepared, len(docs))
+	for i := range docs {
+		text, n := sanitizeText(docs[i].Text)
+		ps[i] = prepared{doc: &docs[i], text: text, n: n}
+	}
+	slices.SortFunc(ps, func(a, b prepared) int {
+		switch {
+		case a.n != b.n:
+			return cmpInt(int64(a.n), int64(b.n))
+		case a.doc.Time != b.doc.Time:
+			return cmpInt(b.doc.Time, a.doc.Time)
+		default:
+			return cmpInt(int64(b.doc.Seq), int64(a.doc.Seq))
+		}
+	})
+	for start := 0; start < len(ps); start += insertRows {
+		chunk := ps[start:min(len(ps), start+insertRows)]
+		w.args = w.args[:0]
+		for i, p := range chunk {
+			id := key<<docBits | int64(start+i)
+			w.args = append(w.args, id, p.doc.Seq, p.doc.Type, p.doc.Time, p.doc.Surface, p.n, p.text)
+			w.ops = append(w.ops, ftsOp{fts: t.fts, id: id, text: p.text})
+		}
+		q := `INSERT INTO ` + t.docs + `(doc_id, seq, type, time, surface, codepoint_length, text) VALUES (?, ?, ?, ?, ?, ?, ?)` +
+			strings.Repeat(`, (?, ?, ?, ?, ?, ?, ?)`, len(chunk)-1)
+		st, err := w.stmt(ctx, q)
+		if err != nil {
+			return err
+		}
+		if _, err := st.ExecContext(ctx, w.args...); err != nil {
+			return err
+		}
+	}
+	clear(w.args)
+	return nil
+}
+
+// applyFTS runs the queued FTS operations, deletions first.
+func (w *txWriter) applyFTS(ctx context.Context) error {
+	slices.SortStableFunc(w.ops, func(a, b ftsOp) int {
+		switch {
+		case a.del == b.del:
+			return 0
+		case a.del:
+			return -1
+		}
+		return 1
+	})
+	for _, op := range w.ops {
+		q := `INSERT INTO ` + op.fts + `(rowid, text) VALUES (?, ?)`
+		args := []any{op.id, op.text}
+		if op.del {
+			q = `INSERT INTO ` + op.fts + `(` + op.fts + `, rowid, text) VALUES ('delete', ?, ?)`
+		}
+		st, err := w.stmt(ctx, q)
+		if err != nil {
+			return err
+		}
+		if _, err := st.ExecContext(ctx, args...); err != nil {
+			return err
+		}
+	}
+	w.ops = nil
+	return nil
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,117 @@
+package benchcorpus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/store"
+)
+
+// Options sizes a corpus.
+type Options struct {
+	Sessions int
+	// Seed selects the corpus; the same seed gives the same bytes.
+	Seed uint64
+	// TurnsMin and TurnsMax bound the turns of a session (the mean event
+	// count of a session is about 33 per turn).
+	TurnsMin, TurnsMax int
+	// Progress, if set, is called after each session is written.
+	Progress func(done, total int)
+}
+
+// Presets: small is about 200,000 events, large about 2,000,000.
+var (
+	Small = Options{Sessions: 1000, Seed: 1, TurnsMin: 2, TurnsMax: 10}
+	Large = Options{Sessions: 10000, Seed: 1, TurnsMin: 2, TurnsMax: 10}
+)
+
+// Preset returns the named preset ("small" or "large").
+func Preset(name string) (Options, error) {
+	switch name {
+	case "small":
+		return Small, nil
+	case "large":
+		return Large, nil
+	}
+	return Options{}, fmt.Errorf("unknown corpus preset %q (want small or large)", name)
+}
+
+// Planted tokens, whose frequencies the generator controls.
+const (
+	RareID        = "req-7f3a-91"
+	MidIdentifier = "parseWorkspaceManifest"
+	CommonWord    = "the"
+	Phrase        = "failing test"
+	CJKWord       = "搜索"
+)
+
+// Manifest describes a generated corpus.
+type Manifest struct {
+	Sessions int
+	Events   int
+	Bytes    int64
+	// RareSession is the one session whose log contains RareID, once.
+	RareSession string
+	// IDs lists every session id in creation order.
+	IDs []string
+}
+
+// Generate writes a corpus into st, which must not hold any of its
+// sessions yet.
+func Generate(ctx context.Context, st *store.Store, opts Options) (Manifest, error) {
+	if opts.Sessions <= 0 {
+		return Manifest{}, errors.New("benchcorpus: Sessions must be positive")
+	}
+	if opts.TurnsMin <= 0 || opts.TurnsMax < opts.TurnsMin {
+		return Manifest{}, errors.New("benchcorpus: need 0 < TurnsMin <= TurnsMax")
+	}
+	m := Manifest{Sessions: opts.Sessions}
+	rare := opts.Sessions / 2
+	var recent []generated // fork parents
+	for i := range opts.Sessions {
+		if err := ctx.Err(); err != nil {
+			return m, err
+		}
+		r := rand.New(rand.NewPCG(opts.Seed, uint64(i)))
+		g := newSession(r, i, opts, i == rare)
+		if i > 0 && r.IntN(20) == 0 && len(recent) > 0 {
+			g.fork(recent[r.IntN(len(recent))])
+		}
+		g.turns(opts.TurnsMin + r.IntN(opts.TurnsMax-opts.TurnsMin+1))
+		w, err := st.Create(g.header, g.events)
+		if err != nil {
+			return m, fmt.Errorf("benchcorpus: session %d: %w", i, err)
+		}
+		if err := w.Close(); err != nil {
+			return m, fmt.Errorf("benchcorpus: session %d: %w", i, err)
+		}
+		m.IDs = append(m.IDs, g.header.ID)
+		m.Events += len(g.events)
+		m.Bytes += g.bytes
+		if i == rare {
+			m.RareSession = g.header.ID
+		}
+		recent = append(recent, generated{header: g.header, events: g.events})
+		if len(recent) > 32 {
+			recent = recent[1:]
+		}
+		if opts.Progress != nil {
+			opts.Progress(i+1, opts.Sessions)
+		}
+	}
+	return m, nil
+}
+
+type generated struct {
+	header session.Header
+	events []session.Event
+}
+
+var workspaces = []string{
+	"/home/dev/src/dsh", "/home/dev/src/api-gateway", "/home/dev/src/billing", "/home/dev/src/web-frontend",
+	"/home/dev/src/infra", "/home/dev/src/ml-pipeline", "/home/dev/src/docs", "/home/dev/src/mobile-app",
+	"/home/dev/src/search-service", "/home/dev/src/auth", "/home/dev/scratch", "/home/dev/src/cli-tools",
+}
