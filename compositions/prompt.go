@@ -17,7 +17,7 @@ const identityText = "You are running inside dsh, a coding agent host for termin
 const workspaceContext = "Working directory: {{cwd}}. Today's date: {{date}}."
 
 // addBaseSections registers the identity section, the configured persona (a
-// template over {{model}}, {{cwd}} and the other prompt variables) and the
+// template over {{model}} and the other prompt variables) and the
 // workspace runtime context.
 func addBaseSections(p *prompt.Registry, cfg *config.Config) error {
 	if _, err := p.AddSection(prompt.Section{Name: "dsh:identity", Order: -100, Text: identityText}); err != nil {

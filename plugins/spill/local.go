@@ -24,6 +24,10 @@ type LocalOptions struct {
 	// Random supplies the file name nonces; nil means crypto/rand. Snapshot
 	// tests pass a deterministic reader.
 	Random io.Reader
+	// OnRoot is called once, with the absolute root, the first time the
+	// root exists; the plugin uses it to let the model read spilled files
+	// back without an approval prompt.
+	OnRoot func(dir string)
 }
 
 // LocalStore writes spilled results to files: <root>/session-<first 12 hex
@@ -33,6 +37,8 @@ type LocalOptions struct {
 type LocalStore struct {
 	root   string
 	random io.Reader
+	onRoot func(dir string)
+	rootOK sync.Once
 
 	mu      sync.Mutex
 	tmpRoot string
@@ -42,7 +48,7 @@ var _ Store = (*LocalStore)(nil)
 
 // NewLocalStore returns a store; it touches the file system only on save.
 func NewLocalStore(opts LocalOptions) (*LocalStore, error) {
-	s := &LocalStore{random: opts.Random}
+	s := &LocalStore{random: opts.Random, onRoot: opts.OnRoot}
 	if s.random == nil {
 		s.random = rand.Reader
 	}
@@ -86,9 +92,19 @@ func (s *LocalStore) SaveText(ctx context.Context, req SaveRequest) (Ref, error)
 	return Ref{Locator: path, Bytes: len(req.Content), RetrievalHint: RetrievalHint}, nil
 }
 
-// ensureRoot returns the root, creating it (0700) if needed. The temporary
-// root is created once per store.
+// ensureRoot returns the root, creating it (0700) if needed, and reports it
+// to OnRoot the first time.
 func (s *LocalStore) ensureRoot() (string, error) {
+	root, err := s.makeRoot()
+	if err == nil && s.onRoot != nil {
+		s.rootOK.Do(func() { s.onRoot(root) })
+	}
+	return root, err
+}
+
+// makeRoot creates the configured root, or once per store a private
+// temporary one.
+func (s *LocalStore) makeRoot() (string, error) {
 	if s.root != "" {
 		if err := os.MkdirAll(s.root, 0o700); err != nil {
 			return "", fmt.Errorf("create spill root: %w; check plugins.spill.root", err)

@@ -6,8 +6,10 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"sync"
 
 	"github.com/seed-e9b4dba4/dsh/host"
+	"github.com/seed-e9b4dba4/dsh/host/permissions"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
 )
 
@@ -65,12 +67,33 @@ func apply(h *host.Host, sec host.Section, opts Options) (host.Dispose, error) {
 	if err != nil {
 		return nil, err
 	}
-	store, err := NewLocalStore(LocalOptions{Root: cfg.Root, Random: opts.Random})
+	var (
+		mu      sync.Mutex
+		untrust []func()
+	)
+	trust := func(dir string) {
+		// Reading a spilled result back is the point of spilling it; the
+		// permissions service (when mounted) must not ask for that.
+		if perms, ok := host.Get(h, permissions.ServiceKey); ok {
+			mu.Lock()
+			untrust = append(untrust, perms.TrustReadRoot(dir))
+			mu.Unlock()
+		}
+	}
+	store, err := NewLocalStore(LocalOptions{Root: cfg.Root, Random: opts.Random, OnRoot: trust})
 	if err != nil {
 		return nil, err
 	}
 	remove := NewPolicy(store, limit, log).Install(reg)
-	return func() error { remove(); return nil }, nil
+	return func() error {
+		remove()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, u := range untrust {
+			u()
+		}
+		return nil
+	}, nil
 }
 
 // maxInlineBytes validates the configured cap: any integer value >= 0,
