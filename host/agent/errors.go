@@ -48,6 +48,10 @@ func (e *CompactionError) Unwrap() error { return e.Cause }
 // cancelError is the context cause of a cancelled activity.
 type cancelError struct{ cause session.CancelCause }
 
+// Is makes a cancellation cause match context.Canceled, so code that only
+// knows the standard error still recognises it.
+func (e *cancelError) Is(target error) bool { return target == context.Canceled }
+
 func (e *cancelError) Error() string {
 	if e.cause.Reason != "" {
 		return fmt.Sprintf("cancelled (%s): %s", e.cause.Kind, e.cause.Reason)

@@ -92,7 +92,10 @@ func (r *Registry) invoke(ctx context.Context, p *Prepared) (value any, err erro
 func bodyFailure(ctx context.Context, err error) Result {
 	var coded Coded
 	if !errors.As(err, &coded) && ctx.Err() != nil &&
-		(errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		(errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+			errors.Is(err, context.Cause(ctx))) {
+		// A body that gives up because its context ended reports the
+		// context's error or its cause (context.Cause); either is an abort.
 		return aborted(true, nil)
 	}
 	return ErrorResult(err)

@@ -262,3 +262,21 @@ func TestBlockKeepsMutationsButOnlyTheBlockingContexts(t *testing.T) {
 		t.Fatalf("got %q %+v", text(res), res.Error)
 	}
 }
+
+// TestBodyReturningTheCancellationCauseIsAborted pins that a body giving up
+// with context.Cause(ctx) — a custom cause that is not context.Canceled —
+// reports an abort, not a tool failure carrying the cause's text.
+func TestBodyReturningTheCancellationCauseIsAborted(t *testing.T) {
+	cause := errors.New("cancelled by the user")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	r := tools.NewRegistry(nil)
+	register(t, r, "slow", func(ctx context.Context, _ *tools.Call) (any, error) {
+		cancel(cause)
+		<-ctx.Done()
+		return nil, context.Cause(ctx)
+	})
+	res := r.Run(ctx, call("slow", ""))
+	if want := errInfo("tool call aborted", "AbortError", "ABORTED"); fmt.Sprint(res.Error) != fmt.Sprint(want) {
+		t.Fatalf("got %q %+v", text(res), res.Error)
+	}
+}
