@@ -2,6 +2,7 @@ package compositions
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -210,5 +211,41 @@ func TestSessionQueryProfileAddsTheFiveToolsExceptHeadless(t *testing.T) {
 				t.Fatalf("%s roster = %s", kind, got)
 			}
 		})
+	}
+}
+
+func TestFullTextSearchFindsAPriorSessionAndOpenAtNeverDisablesIt(t *testing.T) {
+	srv := fakellm.New(fakellm.Reply{Text: "the quokka answer"})
+	defer srv.Close()
+	cfg, cwd := loadConfig(t, "", "llm.base_url="+srv.URL, "llm.api_key=k")
+	rt := newRuntime(t, TUI, cfg)
+	a, err := rt.NewSession(t.Context(), cwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Followup(agent.UserText("tell me about quokkas", rt.NewID()))
+	if err := a.WhenIdle(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.CloseSession(a); err != nil {
+		t.Fatal(err)
+	}
+	page, err := rt.Query.SearchSessions(t.Context(), sessionquery.SessionSearchRequest{Query: "quokka answer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Items) != 1 || page.Items[0].Header.ID != a.ID() || !page.Items[0].Persisted {
+		t.Fatalf("hits = %+v", page.Items)
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Home, "session-query.db")); err != nil {
+		t.Fatalf("index file: %v", err)
+	}
+
+	cfg2, _ := loadConfig(t, "", "session_query.open_at=never")
+	rt2 := newRuntime(t, ACP, cfg2)
+	_, err = rt2.Query.SearchSessions(t.Context(), sessionquery.SessionSearchRequest{Query: "x"})
+	var qe *sessionquery.Error
+	if !errors.As(err, &qe) || qe.Code != sessionquery.CodeSearchDisabled {
+		t.Fatalf("open_at never: %v", err)
 	}
 }
