@@ -54,52 +54,19 @@ func (ix *Index) Status(ctx context.Context) (Status, error) {
 	return st, nil
 }
 
-// lag counts the persisted sessions a search would (re)index or drop.
+// lag counts the persisted sessions a search would (re)index or drop: it
+// compares a full listing with the indexed revisions, so it also sees what
+// the change journal cannot (deleted logs, records lost in a crash).
 func (ix *Index) lag(ctx context.Context) (int, error) {
-	b := ix.svc.Binding()
-	p := b.Persistence
+	p := ix.svc.Binding().Persistence
 	if p == nil {
 		return 0, nil
 	}
-	if feed, ok := p.(ChangeFeed); ok {
-		st, err := ix.readFeedState(ctx)
-		if err != nil {
-			return 0, err
-		}
-		if st.source != nil && *st.source == feed.FeedSource() && st.cursor != nil {
-			ids, _, reset, err := feed.FeedChanges(*st.cursor)
-			if err != nil {
-				return 0, sessionquery.Wrap(sessionquery.CodePersistenceFailed, err, "session-search persistence observation failed: %s", detail(err))
-			}
-			if !reset {
-				pending, err := ix.readPending(ctx)
-				if err != nil {
-					return 0, err
-				}
-				seen := map[string]bool{}
-				for _, id := range append(ids, pending...) {
-					seen[id] = true
-				}
-				n := 0
-				for id := range seen {
-					snap, found, err := feed.Snapshot(ctx, id)
-					if err != nil {
-						return 0, sessionquery.Wrap(sessionquery.CodePersistenceFailed, err, "session-search persistence observation failed: %s", detail(err))
-					}
-					rev, ok, err := ix.indexedRevision(ctx, id)
-					if err != nil {
-						return 0, err
-					}
-					if found != ok || (found && rev != snap.Revision) {
-						n++
-					}
-				}
-				return n, nil
-			}
-		}
-	}
 	snaps, err := p.List(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			return 0, aborted(ctx)
+		}
 		return 0, sessionquery.Wrap(sessionquery.CodePersistenceFailed, err, "session-search persistence observation failed: %s", detail(err))
 	}
 	indexed, err := ix.indexedRevisions(ctx)
@@ -148,6 +115,7 @@ func (ix *Index) Rebuild(ctx context.Context, progress func(done, total int)) er
 	}
 	ix.live = map[string]liveRow{}
 	ix.seenBinding = false
+	ix.listed = false
 	ix.memGen++
 	_, err = ix.reconcile(ctx, progress)
 	return err

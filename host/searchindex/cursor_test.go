@@ -1,9 +1,13 @@
 package searchindex
 
 import (
+	"context"
 	"encoding/base64"
+	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 )
 
@@ -76,4 +80,103 @@ func TestFingerprintsIgnoreFilterAndValueOrder(t *testing.T) {
 	if eventsFingerprint(e1) == sessionsFingerprint(sessionsRequest{query: "q", limit: 5}) {
 		t.Error("scopes share a fingerprint")
 	}
+}
+
+func TestPagingAndCursorStaleness(t *testing.T) {
+	f := newFixture(t)
+	target := f.live(hdr("t", 1), texts("needle one", "needle two", "needle three"))
+	f.live(hdr("u", 2), texts("needle four"))
+	ctx := context.Background()
+
+	var got []int
+	var cursors []string
+	req := sessionquery.EventSearchRequest{SessionID: "t", Query: "needle", Limit: intp(1)}
+	for {
+		p := f.events(req)
+		got = append(got, seqs(p)...)
+		if p.NextCursor == nil {
+			break
+		}
+		cursors = append(cursors, *p.NextCursor)
+		req.Cursor = p.NextCursor
+	}
+	if len(got) != 3 || !distinct(got) {
+		t.Fatalf("paged seqs = %v", got)
+	}
+	var ids []string
+	sreq := sessionquery.SessionSearchRequest{Query: "needle", Limit: intp(1)}
+	for {
+		p := f.sessions(sreq)
+		ids = append(ids, sessionIDs(p)...)
+		if p.NextCursor == nil {
+			break
+		}
+		sreq.Cursor = p.NextCursor
+	}
+	if !reflect.DeepEqual(sorted(ids), []string{"t", "u"}) {
+		t.Fatalf("paged sessions = %v", ids)
+	}
+
+	eventCursor := cursors[0]
+	first := f.sessions(sessionquery.SessionSearchRequest{Query: "needle", Limit: intp(1)})
+	sessionCursor := *first.NextCursor
+	f.live(hdr("unrelated", 3), texts("nothing to see"))
+	if _, err := f.ix.SearchEvents(ctx, sessionquery.EventSearchRequest{SessionID: "t", Query: "needle", Limit: intp(1), Cursor: &eventCursor}); err != nil {
+		t.Errorf("an unrelated session staled the event cursor: %v", err)
+	}
+	_, err := f.ix.SearchSessions(ctx, sessionquery.SessionSearchRequest{Query: "needle", Limit: intp(1), Cursor: &sessionCursor})
+	qe := wantCode(t, err, sessionquery.CodeStaleCursor)
+	if qe.Message != "session-search cursor is stale because its relevant corpus changed" {
+		t.Errorf("message = %q", qe.Message)
+	}
+	_, err = f.ix.SearchEvents(ctx, sessionquery.EventSearchRequest{SessionID: "t", Query: "other", Limit: intp(1), Cursor: &eventCursor})
+	wantCode(t, err, sessionquery.CodeInvalidCursor)
+	_, err = f.ix.SearchEvents(ctx, sessionquery.EventSearchRequest{SessionID: "t", Query: "needle", Limit: intp(2), Cursor: &eventCursor})
+	wantCode(t, err, sessionquery.CodeInvalidCursor)
+	if _, err := target.Append(session.TypeUserMessage, userMsg("more")); err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.ix.SearchEvents(ctx, sessionquery.EventSearchRequest{SessionID: "t", Query: "needle", Limit: intp(1), Cursor: &eventCursor})
+	wantCode(t, err, sessionquery.CodeStaleCursor)
+
+	// A forged offset beyond a safe integer is invalid, not stale.
+	raw, _ := base64.RawURLEncoding.DecodeString(eventCursor)
+	forged := strings.Replace(string(raw), `"offset":1`, `"offset":1e100`, 1)
+	bad := base64.RawURLEncoding.EncodeToString([]byte(forged))
+	_, err = f.ix.SearchEvents(ctx, sessionquery.EventSearchRequest{SessionID: "t", Query: "needle", Limit: intp(1), Cursor: &bad})
+	wantCode(t, err, sessionquery.CodeInvalidCursor)
+}
+
+func TestMountingAndUnmountingPersistenceStalesSessionCursors(t *testing.T) {
+	f := newFixture(t)
+	f.live(hdr("a", 1), texts("needle a"))
+	f.live(hdr("b", 2), texts("needle b"))
+	p := f.sessions(sessionquery.SessionSearchRequest{Query: "needle", Limit: intp(1)})
+	again := newFakePersistence()
+	unmount := f.svc.Mount(again)
+	unmount()
+	_, err := f.ix.SearchSessions(context.Background(), sessionquery.SessionSearchRequest{Query: "needle", Limit: intp(1), Cursor: p.NextCursor})
+	wantCode(t, err, sessionquery.CodeStaleCursor)
+}
+
+func TestCursorsDoNotSurviveAReopen(t *testing.T) {
+	f := newFixture(t)
+	f.persist(hdr("a", 1), texts("needle a"))
+	f.persist(hdr("b", 2), texts("needle b"))
+	p := f.sessions(sessionquery.SessionSearchRequest{Query: "needle", Limit: intp(1)})
+	f.ix.Close()
+	f.ix = f.newIndex(f.cfg)
+	_, err := f.ix.SearchSessions(context.Background(), sessionquery.SessionSearchRequest{Query: "needle", Limit: intp(1), Cursor: p.NextCursor})
+	wantCode(t, err, sessionquery.CodeInvalidCursor)
+}
+
+func distinct(s []int) bool {
+	seen := map[int]bool{}
+	for _, v := range s {
+		if seen[v] {
+			return false
+		}
+		seen[v] = true
+	}
+	return true
 }

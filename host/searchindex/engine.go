@@ -42,6 +42,8 @@ type Index struct {
 	epoch       int64 // persistence epoch: bumped on every binding change
 	seenBinding bool
 	bindingID   uint64
+	listed      bool // a full listing of the feed was committed since open
+	listedNow   bool // the running reconciliation lists fully
 }
 
 // liveRow is what the overlay holds for one live session.
@@ -186,6 +188,7 @@ func (ix *Index) resetMemory() {
 	ix.live = map[string]liveRow{}
 	ix.seenBinding = false
 	ix.bindingID = 0
+	ix.listed = false
 	ix.memGen++
 }
 

@@ -28,7 +28,10 @@ func (ix *Index) observeFeed(ctx context.Context, b sessionquery.Binding, feed C
 		return nil, false, err
 	}
 	source := feed.FeedSource()
-	full := st.source == nil || *st.source != source || st.cursor == nil
+	// The journal is a hint that is not fsynced and does not record
+	// deletions, so each process lists everything once, when it first
+	// reconciles, and follows the journal from there.
+	full := st.source == nil || *st.source != source || st.cursor == nil || !ix.listed
 	var ids []string
 	var next int64
 	haveHead := false
@@ -66,6 +69,7 @@ func (ix *Index) observeFeed(ctx context.Context, b sessionquery.Binding, feed C
 	if full || next != *st.cursor {
 		bt.feed = &feedAdvance{source: source, fromSource: st.source, from: st.cursor, to: next}
 	}
+	ix.listedNow = full
 	return view, false, nil
 }
 

@@ -59,6 +59,7 @@ func (ix *Index) reconcile(ctx context.Context, progress progressFunc) (sessionq
 func (ix *Index) attempt(ctx context.Context, progress progressFunc) (sessionquery.Binding, bool, error) {
 	b := ix.svc.Binding()
 	l0 := ix.liveRefs()
+	ix.listedNow = false
 	canReuse := !ix.seenBinding || b.ID == ix.bindingID
 	pointerChanged := ix.seenBinding && b.ID != ix.bindingID
 	if err := checkCtx(ctx); err != nil {
@@ -106,6 +107,7 @@ func (ix *Index) attempt(ctx context.Context, progress progressFunc) (sessionque
 	}
 	ix.nextLocal, ix.nextLiveKey = res.nextLocal, res.nextLiveKey
 	ix.seenBinding, ix.bindingID = true, b.ID
+	ix.listed = ix.listed || ix.listedNow
 	return b, false, nil
 }
 

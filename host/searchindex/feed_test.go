@@ -1,0 +1,256 @@
+package searchindex
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+)
+
+// countingFeed is the store persistence with its calls counted.
+type countingFeed struct {
+	*StorePersistence
+	mu               sync.Mutex
+	lists, snapshots int
+	inspects         []string
+}
+
+func (c *countingFeed) List(ctx context.Context) ([]sessionquery.PersistedSnapshot, error) {
+	c.mu.Lock()
+	c.lists++
+	c.mu.Unlock()
+	return c.StorePersistence.List(ctx)
+}
+
+func (c *countingFeed) Snapshot(ctx context.Context, id string) (sessionquery.PersistedSnapshot, bool, error) {
+	c.mu.Lock()
+	c.snapshots++
+	c.mu.Unlock()
+	return c.StorePersistence.Snapshot(ctx, id)
+}
+
+func (c *countingFeed) Inspect(ctx context.Context, id string) (session.Header, []session.Event, error) {
+	c.mu.Lock()
+	c.inspects = append(c.inspects, id)
+	c.mu.Unlock()
+	return c.StorePersistence.Inspect(ctx, id)
+}
+
+func (c *countingFeed) reset() (lists, snapshots int, inspects []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	lists, snapshots, inspects = c.lists, c.snapshots, c.inspects
+	c.lists, c.snapshots, c.inspects = 0, 0, nil
+	return
+}
+
+func newFeedFixture(t *testing.T) (*fixture, *countingFeed) {
+	t.Helper()
+	f := newFixture(t)
+	f.unmount()
+	feed := &countingFeed{StorePersistence: NewStorePersistence(f.st)}
+	f.unmount = f.svc.Mount(feed)
+	return f, feed
+}
+
+// appendFlushed appends events to a stored session through a writer and
+// flushes them, which journals the change.
+func (f *fixture) appendFlushed(id string, texts ...string) {
+	f.t.Helper()
+	w, _, events, err := f.st.Open(context.Background(), id)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer w.Close()
+	for i, text := range texts {
+		e := ev(len(events)+i, session.TypeUserMessage, userMsg(text))
+		if err := w.Append(e); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func TestFeedListsOnceWhenOpenedThenFollowsTheJournal(t *testing.T) {
+	f, feed := newFeedFixture(t)
+	for _, id := range []string{"a", "b", "c"} {
+		f.persist(hdr(id, 1), texts("needle "+id))
+	}
+	f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
+	lists, _, inspects := feed.reset()
+	if lists != 1 || len(inspects) != 3 {
+		t.Fatalf("first search: %d listings, inspections %v", lists, inspects)
+	}
+	// Another process opening the same index lists once but inspects
+	// nothing it already holds.
+	other := f.newIndex(f.cfg)
+	if _, err := other.SearchSessions(context.Background(), sessionquery.SessionSearchRequest{Query: "needle"}); err != nil {
+		t.Fatal(err)
+	}
+	if lists, _, inspects := feed.reset(); lists != 1 || len(inspects) != 0 {
+		t.Errorf("reopening: %d listings, inspections %v", lists, inspects)
+	}
+	other.Close()
+	f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
+	if lists, snaps, inspects := feed.reset(); lists+snaps+len(inspects) != 0 {
+		t.Errorf("an unchanged corpus cost %d listings, %d stats, %v inspections", lists, snaps, inspects)
+	}
+	f.appendFlushed("b", "needle appended")
+	p := f.events(sessionquery.EventSearchRequest{SessionID: "b", Query: "appended"})
+	if len(p.Items) != 1 {
+		t.Errorf("the appended event was not found: %+v", p.Items)
+	}
+	if lists, _, inspects := feed.reset(); lists != 0 || !reflect.DeepEqual(inspects, []string{"b"}) {
+		t.Errorf("after an append: %d listings, inspections %v", lists, inspects)
+	}
+}
+
+func TestFeedFallsBackToAListingWhenTheJournalResets(t *testing.T) {
+	f, feed := newFeedFixture(t)
+	f.persist(hdr("a", 1), texts("needle a"))
+	f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
+	feed.reset()
+	if err := os.Remove(filepath.Join(f.st.Root(), "changes.log")); err != nil {
+		t.Fatal(err)
+	}
+	f.persist(hdr("b", 2), texts("needle b"))
+	if got := sorted(sessionIDs(f.sessions(sessionquery.SessionSearchRequest{Query: "needle"}))); !reflect.DeepEqual(got, []string{"a", "b"}) {
+		t.Errorf("sessions = %v", got)
+	}
+	lists, _, inspects := feed.reset()
+	if lists != 1 || !reflect.DeepEqual(inspects, []string{"b"}) {
+		t.Errorf("after a reset: %d listings, inspections %v (want one listing and only b)", lists, inspects)
+	}
+}
+
+func TestFeedDeletesVanishedLogs(t *testing.T) {
+	f, _ := newFeedFixture(t)
+	f.persist(hdr("a", 1), texts("needle a"))
+	f.persist(hdr("b", 2), texts("needle b"))
+	f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
+	entry, err := f.st.Stat(context.Background(), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Dir(entry.Path)); err != nil {
+		t.Fatal(err)
+	}
+	// Deleting a log writes no journal record: the next process, which
+	// lists everything once when it opens the index, drops its rows.
+	f.ix.Close()
+	f.ix = f.newIndex(f.cfg)
+	if got := sessionIDs(f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})); !reflect.DeepEqual(got, []string{"b"}) {
+		t.Errorf("sessions = %v", got)
+	}
+}
+
+func TestLiveSessionOnTheFeedIsParkedAndIndexedAfterItDetaches(t *testing.T) {
+	f, feed := newFeedFixture(t)
+	w, err := f.st.Create(hdr("x", 1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := session.NewLive(hdr("x", 1), nil, session.LiveOptions{Sink: w})
+	if err := f.reg.Attach(l); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Append(session.TypeUserMessage, userMsg("needle live")); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	p := f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
+	if len(p.Items) != 1 || !p.Items[0].Live || !p.Items[0].Persisted {
+		t.Fatalf("hits = %+v", p.Items)
+	}
+	if _, _, inspects := feed.reset(); len(inspects) != 0 {
+		t.Errorf("a live session was inspected: %v", inspects)
+	}
+	if n := f.count(`SELECT count(*) FROM pending_sessions WHERE session_id = 'x'`); n != 1 {
+		t.Errorf("x is not parked as pending (%d)", n)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.reg.Detach(l)
+	p = f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
+	if len(p.Items) != 1 || p.Items[0].Live || !p.Items[0].Persisted {
+		t.Errorf("after detaching: %+v", p.Items)
+	}
+	if _, _, inspects := feed.reset(); !reflect.DeepEqual(inspects, []string{"x"}) {
+		t.Errorf("inspections after detaching = %v, want [x]", inspects)
+	}
+	if n := f.count(`SELECT count(*) FROM pending_sessions`); n != 0 {
+		t.Errorf("%d sessions still pending", n)
+	}
+}
+
+func TestStatusReportsSizeCountsAndLag(t *testing.T) {
+	f := newFixture(t)
+	f.persist(hdr("a", 1), texts("needle a", "reply"))
+	f.persist(hdr("b", 2), texts("needle b"))
+	ctx := context.Background()
+	st, err := f.ix.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Sessions != 0 || st.LagSessions != 2 || st.Path != f.cfg.Path {
+		t.Errorf("before indexing: %+v", st)
+	}
+	if err := f.ix.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st, err = f.ix.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Sessions != 2 || st.Events != 3 || st.LagSessions != 0 || st.SizeBytes <= 0 {
+		t.Errorf("after indexing: %+v", st)
+	}
+	f.appendFlushed("a", "more")
+	f.persist(hdr("c", 3), texts("new"))
+	if st, _ = f.ix.Status(ctx); st.LagSessions != 2 {
+		t.Errorf("lag = %d, want 2", st.LagSessions)
+	}
+	counts, err := f.ix.EventCounts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(counts, map[string]int{"a": 3, "b": 1, "c": 1}) {
+		t.Errorf("counts = %v", counts)
+	}
+}
+
+func TestRebuildReportsProgressAndStartsOver(t *testing.T) {
+	f := newFixture(t)
+	for i, id := range []string{"a", "b", "c", "d"} {
+		f.persist(hdr(id, int64(i)), texts("needle "+id))
+	}
+	f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
+	var last, total int
+	calls := 0
+	err := f.ix.Rebuild(context.Background(), func(done, n int) {
+		calls++
+		if done < last {
+			t.Errorf("progress went backwards: %d after %d", done, last)
+		}
+		last, total = done, n
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls == 0 || last != 4 || total != 4 {
+		t.Errorf("progress: %d calls, last %d of %d", calls, last, total)
+	}
+	if got := sorted(sessionIDs(f.sessions(sessionquery.SessionSearchRequest{Query: "needle"}))); len(got) != 4 {
+		t.Errorf("after rebuild: %v", got)
+	}
+}
