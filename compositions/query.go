@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/seed-e9b4dba4/dsh/host"
+	"github.com/seed-e9b4dba4/dsh/host/searchindex"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 )
 
@@ -18,7 +19,9 @@ func (r *Runtime) mountQuery(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	unmount := svc.Mount(sessionquery.StorePersistence(r.Store))
+	// The search index follows the store's change journal through this
+	// adapter instead of listing every log on every search.
+	unmount := svc.Mount(searchindex.NewStorePersistence(r.Store))
 	r.Host.OnClose("session-query persistence", func() error { unmount(); return nil })
 	if _, err := host.Provide(r.Host, sessionquery.ServiceKey, "", svc); err != nil {
 		return err
