@@ -45,8 +45,8 @@ func TestSearchFindsAPriorSessionOpensItAndResumesIt(t *testing.T) {
 	d.waitText("Unrelated answer.")
 
 	d.submit("/search zebra")
-	screen := d.waitText("Search zebra", "plan the zebra migration", "dsh: Noted: the zebra migration runs on Fridays.", "1 sessions")
-	if !strings.Contains(screen, "you: plan the zebra migration") {
+	screen := d.waitText("Search zebra", "plan the zebra migration", "reply: Noted: the zebra migration runs on Fridays.", "1 session")
+	if !strings.Contains(screen, "user: plan the zebra migration") {
 		t.Errorf("the user's hit is not listed under its session:\n%s", screen)
 	}
 	d.key(tcell.KeyEnter)

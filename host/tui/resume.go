@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
@@ -173,7 +172,7 @@ func (r *resumePicker) rebuild() {
 			r.p.status = "no sessions in this workspace · Tab shows all"
 		}
 	} else if r.loaded {
-		r.p.status = fmt.Sprintf("%d sessions", len(items))
+		r.p.status = plural(len(items), "session")
 	}
 }
 

@@ -200,7 +200,7 @@ func (s *searchPage) show(res searchResult) {
 	}
 	s.list.selected = 0
 	s.list.setRows(rows)
-	s.status = fmt.Sprintf("%d sessions", len(groups))
+	s.status = plural(len(groups), "session")
 	if res.more {
 		s.status = fmt.Sprintf("the first %d sessions · refine the query for others", len(groups))
 	}
@@ -210,9 +210,9 @@ func (s *searchPage) show(res searchResult) {
 func hitLabel(typ string) string {
 	switch typ {
 	case session.TypeUserMessage:
-		return "you:"
+		return "user:"
 	case session.TypeAssistantMessage:
-		return "dsh:"
+		return "reply:"
 	case session.TypeToolResult:
 		return "tool:"
 	case session.TypeToolCall:
