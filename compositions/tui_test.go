@@ -191,3 +191,34 @@ func TestRunTUIRefusesOtherCompositions(t *testing.T) {
 		t.Fatal("RunTUI ran over a headless runtime")
 	}
 }
+
+func TestTUISearchFindsAPastSessionThroughTheFullTextIndex(t *testing.T) {
+	srv := fakellm.New(
+		fakellm.Reply{Text: "The quarterly zebra audit is due on Friday."},
+		fakellm.Reply{Text: "Something unrelated."},
+	)
+	defer srv.Close()
+	cfg, cwd := loadConfig(t, "", "llm.base_url="+srv.URL, "llm.api_key=k")
+	rt := newRuntime(t, TUI, cfg)
+
+	d := startTUI(t, rt, cwd, "")
+	d.typeLine("when is the zebra audit")
+	d.waitText("The quarterly zebra audit is due on Friday.", "○ ready")
+	first := d.exit()
+
+	d = startTUI(t, rt, cwd, "")
+	d.typeLine("another topic")
+	d.waitText("Something unrelated.", "○ ready")
+	d.typeLine("/search zebra audit")
+	d.waitText("Search zebra audit", "when is the zebra audit", "reply: The quarterly zebra audit is due on Friday.", "1 session")
+	d.screen.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	screen := d.waitText("Viewing", "read-only", "› when is the zebra audit")
+	if strings.Contains(screen, "Something unrelated.") {
+		t.Errorf("the viewer shows the current session:\n%s", screen)
+	}
+	d.screen.InjectKey(tcell.KeyRune, 'r', tcell.ModNone)
+	d.waitText("○ ready", "The quarterly zebra audit is due on Friday.")
+	if out := d.exit(); out.res.SessionID != first.res.SessionID {
+		t.Errorf("r resumed %s, want %s", out.res.SessionID, first.res.SessionID)
+	}
+}
