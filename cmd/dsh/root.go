@@ -54,7 +54,9 @@ func commands() []func(*globals) *cobra.Command {
 	return []func(*globals) *cobra.Command{
 		newACPCmd,
 		newConfigCmd,
+		newIndexCmd,
 		newRunCmd,
+		newSessionsCmd,
 		newTUICmd,
 		newVersionCmd,
 	}

@@ -157,11 +157,15 @@ func (ix *Index) EventCounts(ctx context.Context) (map[string]int, error) {
 
 // Sync brings the index up to date with the live sessions and the mounted
 // persistence now, as every search does first.
-func (ix *Index) Sync(ctx context.Context) error {
+func (ix *Index) Sync(ctx context.Context) error { return ix.Update(ctx, nil) }
+
+// Update is Sync reporting progress while it indexes logs (only a listing
+// of the whole corpus reports; following the journal is quick).
+func (ix *Index) Update(ctx context.Context, progress func(done, total int)) error {
 	if err := ix.begin(ctx); err != nil {
 		return err
 	}
 	defer ix.queue.release()
-	_, err := ix.reconcile(ctx, nil)
+	_, err := ix.reconcile(ctx, progress)
 	return err
 }

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/spf13/cobra"
+
+	"github.com/seed-e9b4dba4/dsh/host/config"
+	"github.com/seed-e9b4dba4/dsh/host/searchindex"
+	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+	"github.com/seed-e9b4dba4/dsh/host/store"
+)
+
+func newSessionsCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sessions",
+		Short: "List, search, show and trace your past sessions",
+		Long: `Read the sessions dsh keeps under $DSH_HOME/sessions. Every command is
+scoped to the sessions of the current directory (the workspace) unless
+--all-workspaces is given. Search uses the full-text index at
+session_query.path (default $DSH_HOME/session-query.db), which dsh keeps up to
+date by itself; dsh index status and dsh index rebuild manage it.`,
+	}
+	requireSubcommand(cmd)
+	cmd.AddCommand(newSessionsListCmd(g), newSessionsSearchCmd(g), newSessionsShowCmd(g), newSessionsTraceCmd(g))
+	return cmd
+}
+
+// queryEnv is the session-query service over the store, with the search
+// index when the configuration enables it: what the sessions and index
+// commands read from. It has no live sessions.
+type queryEnv struct {
+	cfg *config.Config
+	st  *store.Store
+	svc *sessionquery.Service
+	ix  *searchindex.Index // nil when session_query.open_at is "never"
+	cwd string
+}
+
+func (g *globals) openQuery() (*queryEnv, error) {
+	cfg, err := g.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	cwd, err := g.workdir()
+	if err != nil {
+		return nil, err
+	}
+	sq := cfg.SessionQuery
+	svc, err := sessionquery.New(sessionquery.Config{
+		ReadWindowMax:               sq.ReadWindowMax,
+		PersistedInspectConcurrency: sq.PersistedInspectConcurrency,
+	}, session.NewRegistry())
+	if err != nil {
+		return nil, err
+	}
+	st := store.New(cfg.Sessions.Dir, store.Options{})
+	svc.Mount(searchindex.NewStorePersistence(st))
+	env := &queryEnv{cfg: cfg, st: st, svc: svc, cwd: filepath.Clean(cwd)}
+	icfg := searchindex.ConfigFrom(sq)
+	if icfg.OpenAt != searchindex.OpenAtNever {
+		// The CLI opens the index when a command first needs it.
+		icfg.OpenAt = searchindex.OpenAtFirstSearch
+		if env.ix, err = searchindex.New(icfg, svc, searchindex.Options{}); err != nil {
+			return nil, err
+		}
+	}
+	return env, nil
+}
+
+func (e *queryEnv) close() error {
+	if e.ix == nil {
+		return nil
+	}
+	return e.ix.Close()
+}
+
+// errIndexDisabled explains a search or index command under open_at never.
+var errIndexDisabled = errors.New(`session search is disabled: session_query.open_at is "never" in your configuration; ` +
+	`set it to "startup" (e.g. --set session_query.open_at=startup) to use the index`)
+
+func (e *queryEnv) index() (*searchindex.Index, error) {
+	if e.ix == nil {
+		return nil, errIndexDisabled
+	}
+	return e.ix, nil
+}
+
+// inWorkspace reports whether h belongs to the current workspace.
+func (e *queryEnv) inWorkspace(h session.Header) bool {
+	return h.Cwd != nil && filepath.Clean(*h.Cwd) == e.cwd
+}
+
+// scope checks that id is a session this command may show: one of the
+// workspace's unless all is set. It returns the session's record.
+func (e *queryEnv) scope(ctx context.Context, id string, all bool) (sessionquery.SessionRecord, error) {
+	recs, err := e.svc.FilterSessions(ctx, []sessionquery.SessionFilter{{Kind: sessionquery.KindID, Values: []string{id}}})
+	if err != nil {
+		return sessionquery.SessionRecord{}, err
+	}
+	if len(recs) == 0 {
+		return sessionquery.SessionRecord{}, fmt.Errorf("no session %q under %s; dsh sessions list --all-workspaces shows every session", id, e.st.Root())
+	}
+	if !all && !e.inWorkspace(recs[0].Header) {
+		return sessionquery.SessionRecord{}, fmt.Errorf("session %q belongs to workspace %s, not %s; pass --all-workspaces to read it anyway",
+			id, workspaceOf(recs[0].Header), e.cwd)
+	}
+	return recs[0], nil
+}
+
+func workspaceOf(h session.Header) string {
+	if h.Cwd == nil {
+		return "(none)"
+	}
+	return *h.Cwd
+}
+
+// titles reads the titles of ids in one batch; a session whose title
+// cannot be read is shown untitled.
+func (e *queryEnv) titles(ctx context.Context, ids []string) map[string]string {
+	out := map[string]string{}
+	if len(ids) == 0 {
+		return out
+	}
+	results, err := e.svc.ReadTitleSnapshots(ctx, ids)
+	if err != nil {
+		return out
+	}
+	for _, r := range results {
+		if r.Status == sessionquery.Fulfilled && r.Value != nil && r.Value.Title != nil {
+			out[r.SessionID] = r.Value.Title.Title
+		}
+	}
+	return out
+}
+
+func formatTime(ms int64) string {
+	return time.UnixMilli(ms).Local().Format("2006-01-02 15:04")
+}
+
+func isoTime(ms int64) string {
+	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// printable makes text from a log safe for a terminal: control characters
+// (escape sequences included) are shown escaped, never interpreted.
+func printable(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// oneLine collapses text to one printable line of at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(printable(s)), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+func writeJSON(w io.Writer, v any) error {
+	b, err := session.MarshalIndent(v)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
