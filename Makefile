@@ -63,8 +63,13 @@ snapshots:
 		$(GO) test -count=1 $(GOLDEN_UPDATE) -update; \
 	fi
 
+# The search benchmark table (internal/bench/searchbench); set
+# BENCH_CORPUS_DIR to keep and reuse its generated corpus.
+SEARCHBENCH_ARGS ?=
+
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) run ./internal/bench/searchbench $(SEARCHBENCH_ARGS)
 
 # A scripted run of the built binary in a real terminal: tmux provides the
 # pty, send-keys types, capture-pane reads the screen (cmd/dsh, build tag
