@@ -43,9 +43,13 @@
 // from the stored cursor and looks only at the ids it names, the pending
 // ids and the sessions that stopped being live here: a search over an
 // unchanged corpus costs a few syscalls and two indexed reads, not a stat of
-// every log. The first time, after a journal reset or for another sessions
-// root it lists everything once, reading logs on two goroutines ahead of the
-// SQLite writer and committing in bounded batches. Any other persistence
+// every log. Once per process (the journal is not fsynced and records no
+// deletions), after a journal reset or for another sessions root it lists
+// everything and compares revisions instead, reading changed logs on two
+// goroutines ahead of the SQLite writer and committing in bounded batches.
+// The writer queues every FTS5 operation behind the transaction's ordinary
+// rows, because any statement that opens a statement journal makes FTS5
+// flush its pending segment. Any other persistence
 // gets the protocol of session-query.md §3.7 (list, inspect what changed,
 // list again, retry once). Live sessions are re-overlaid when
 // Live.Revision changes (it changes on every append and differs between

@@ -175,6 +175,16 @@ func checkHeader(path string) (ours bool, err error) {
 // checkOwnership applies the refusal rules on the open file and reports
 // whether a file of ours carries another schema version.
 func (d *database) checkOwnership(ctx context.Context, path string) (stale bool, err error) {
+	// One read transaction, so a process creating the schema right now is
+	// seen either not at all or completely.
+	if _, err := d.conn.ExecContext(ctx, `BEGIN`); err != nil {
+		return false, err
+	}
+	defer func() {
+		if _, rerr := d.conn.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`); err == nil && rerr != nil {
+			err = rerr
+		}
+	}()
 	var appID, version int64
 	if err := d.conn.QueryRowContext(ctx, `PRAGMA application_id`).Scan(&appID); err != nil {
 		return false, err
