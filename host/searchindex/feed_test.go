@@ -2,6 +2,7 @@ package searchindex
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -252,5 +253,19 @@ func TestRebuildReportsProgressAndStartsOver(t *testing.T) {
 	}
 	if got := sorted(sessionIDs(f.sessions(sessionquery.SessionSearchRequest{Query: "needle"}))); len(got) != 4 {
 		t.Errorf("after rebuild: %v", got)
+	}
+}
+
+func TestBulkLoadRestoresTheMergePolicy(t *testing.T) {
+	f := newFixture(t)
+	for i := range bulkSessions + 5 {
+		f.persist(hdr(fmt.Sprintf("s%03d", i), int64(i)), texts(fmt.Sprintf("needle %d", i)))
+	}
+	p := f.sessions(sessionquery.SessionSearchRequest{Query: "needle", Limit: intp(100)})
+	if len(p.Items) != 100 || p.NextCursor == nil {
+		t.Errorf("%d hits", len(p.Items))
+	}
+	if n := f.count(`SELECT v FROM persisted_fts_config WHERE k = 'automerge'`); n != 4 {
+		t.Errorf("automerge = %d after a bulk load, want 4", n)
 	}
 }

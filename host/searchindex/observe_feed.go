@@ -150,6 +150,9 @@ func (w *feedWork) full(ctx context.Context, l0 []liveRef) (persistedView, bool,
 			jobs = append(jobs, &inspection{snap: snap, base: rev, done: make(chan struct{})})
 		}
 	}
+	if len(jobs) >= bulkSessions {
+		defer ix.bulkLoad(ctx)()
+	}
 	pf := newPrefetcher(ctx, ix, w.b, jobs)
 	defer pf.stop()
 	for i := range jobs {
@@ -236,6 +239,26 @@ func (w *feedWork) incremental(ctx context.Context, feed ChangeFeed, l0 []liveRe
 	}
 	w.finish()
 	return view, false, nil
+}
+
+// bulkSessions is how many logs to index at once make a bulk load.
+const bulkSessions = 200
+
+// bulkLoad lets FTS5 merge segments less eagerly while a whole corpus is
+// indexed (segments accumulate 16 to a level instead of 4 before a merge,
+// which roughly halves the merge work of a build) and returns the function
+// that restores the default for incremental updates. The setting lives in
+// the shared database; a process that dies in between leaves the laxer
+// merge policy until the next bulk load ends.
+func (ix *Index) bulkLoad(ctx context.Context) func() {
+	set := func(n int) {
+		_, err := ix.db.conn.ExecContext(context.WithoutCancel(ctx), `INSERT INTO persisted_fts(persisted_fts, rank) VALUES ('automerge', ?)`, n)
+		if err != nil {
+			ix.log.Warn("session-search: cannot change the FTS5 merge policy", "err", err)
+		}
+	}
+	set(16)
+	return func() { set(4) }
 }
 
 // index inspects one log and queues its documents.

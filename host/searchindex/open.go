@@ -288,7 +288,7 @@ func (d *database) configure(ctx context.Context, journalMode string) error {
 	// consistent state, and anything lost is re-read from the logs. A
 	// larger page cache keeps the document-size and content pages ranking
 	// and snippets touch in memory between searches.
-	_, err := d.conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536`)
+	_, err := d.conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL; PRAGMA cache_size = -32768`)
 	return err
 }
 
