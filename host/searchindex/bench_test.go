@@ -171,3 +171,62 @@ func BenchmarkBareInsert(b *testing.B) {
 	}
 	b.ReportMetric(float64(events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
+
+func BenchmarkSearchEvents(b *testing.B) {
+	env := newBenchEnv(b)
+	ctx := context.Background()
+	for _, q := range []struct{ name, text string }{
+		{"rare-id", benchcorpus.RareID},
+		{"common-word", benchcorpus.CommonWord},
+		{"phrase", benchcorpus.Phrase},
+	} {
+		p, err := env.ix.SearchSessions(ctx, sessionquery.SessionSearchRequest{Query: q.text})
+		if err != nil || len(p.Items) == 0 {
+			b.Fatalf("%s: %v (%d hits)", q.name, err, len(p.Items))
+		}
+		target := p.Items[0].Header.ID
+		b.Run(q.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := env.ix.SearchEvents(ctx, sessionquery.EventSearchRequest{SessionID: target, Query: q.text}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkSyncAfterAppend measures catching up with one session that
+// grew by a few events, as after each step of a running agent elsewhere.
+func BenchmarkSyncAfterAppend(b *testing.B) {
+	env := newBenchEnv(b)
+	ctx := context.Background()
+	if err := env.ix.Sync(ctx); err != nil {
+		b.Fatal(err)
+	}
+	entries, err := env.st.List(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	id := entries[len(entries)/2].Header.ID
+	w, _, events, err := env.st.Open(ctx, id)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	next := len(events)
+	for b.Loop() {
+		b.StopTimer()
+		e := session.Event{Type: session.TypeTodoWrite, Seq: next, Time: int64(next), Data: session.MustMarshal(session.TodoWrite{Todos: []session.Todo{{Content: "benchmark", Status: "pending"}}})}
+		next++
+		if err := w.Append(e); err != nil {
+			b.Fatal(err)
+		}
+		if err := w.Flush(); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if err := env.ix.Sync(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
