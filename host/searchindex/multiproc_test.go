@@ -233,9 +233,6 @@ func TestCancelledBuildLeavesAUsableIndex(t *testing.T) {
 }
 
 func TestProcessKilledDuringABuildLeavesAnIndexTheNextOneRepairs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a child process")
-	}
 	dir := t.TempDir()
 	root, path := filepath.Join(dir, "sessions"), filepath.Join(dir, "session-query.db")
 	st := store.New(root, store.Options{})
