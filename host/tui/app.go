@@ -109,7 +109,10 @@ func runUI(ctx context.Context, opts Options, ready func(*ui)) (Result, error) {
 	var closeErr error
 	if u.cur != nil {
 		res.SessionID = u.cur.agent.ID()
-		res.ResumeCommand = opts.ResumeCommand(res.SessionID)
+		// An untouched session has nothing worth resuming.
+		if u.cur.agent.Session().Len() > 0 {
+			res.ResumeCommand = opts.ResumeCommand(res.SessionID)
+		}
 		u.cur.detach()
 		closeErr = opts.Sessions.CloseSession(u.cur.agent)
 	}

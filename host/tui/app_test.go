@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,8 +36,10 @@ func TestAPromptStreamsTheReplayedReplyIntoTheTranscript(t *testing.T) {
 }
 
 func TestCtrlCTwiceExitsAndReportsTheResumeCommand(t *testing.T) {
-	b := newBackend(t, newScripted())
+	b := newBackend(t, newScripted(textReply("", "hi")))
 	d := startUI(t, b, nil)
+	d.submit("hello")
+	d.waitText("○ ready", "hi")
 	d.keyMod(tcell.KeyCtrlC, 0, tcell.ModCtrl)
 	d.waitText("Press Ctrl+C again to exit")
 	out := d.exit()
@@ -49,7 +50,7 @@ func TestCtrlCTwiceExitsAndReportsTheResumeCommand(t *testing.T) {
 	if out.res.SessionID != id || out.res.ResumeCommand != "dsh tui --resume "+id {
 		t.Errorf("result = %+v", out.res)
 	}
-	if _, err := os.Stat(filepath.Join(b.store.Root())); err != nil {
+	if _, err := b.store.Stat(t.Context(), id); err != nil {
 		t.Errorf("the session was not persisted: %v", err)
 	}
 	b.mu.Lock()
@@ -57,5 +58,14 @@ func TestCtrlCTwiceExitsAndReportsTheResumeCommand(t *testing.T) {
 	b.mu.Unlock()
 	if open != 0 {
 		t.Errorf("%d sessions still open after exit; Run must close the session it shows", open)
+	}
+}
+
+func TestAnUntouchedSessionPrintsNoResumeCommand(t *testing.T) {
+	b := newBackend(t, newScripted())
+	d := startUI(t, b, nil)
+	out := d.exit()
+	if out.err != nil || out.res.SessionID == "" || out.res.ResumeCommand != "" {
+		t.Errorf("result = %+v, %v", out.res, out.err)
 	}
 }

@@ -9,12 +9,17 @@ import (
 	"github.com/gdamore/tcell/v2"
 )
 
-// seedSessions runs one prompt per entry in its own session and closes it,
-// so they are persisted; cwd "" uses the backend's workspace.
-func seedSessions(t *testing.T, b *backend, prompts map[string]string) map[string]string {
+// seed is one past session: its only prompt and its workspace ("" for the
+// backend's).
+type seed struct{ prompt, cwd string }
+
+// seedSessions runs each prompt in its own session, in order, and closes
+// it, so they are persisted. It returns the session ids by prompt.
+func seedSessions(t *testing.T, b *backend, seeds ...seed) map[string]string {
 	t.Helper()
 	ids := map[string]string{}
-	for prompt, cwd := range prompts {
+	for _, s := range seeds {
+		prompt, cwd := s.prompt, s.cwd
 		if cwd == "" {
 			cwd = b.cwd
 		}
@@ -39,7 +44,7 @@ func TestSearchFindsAPriorSessionOpensItAndResumesIt(t *testing.T) {
 		textReply("", "Noted: the zebra migration runs on Fridays."),
 		textReply("", "Unrelated answer."),
 	))
-	ids := seedSessions(t, b, map[string]string{"plan the zebra migration": ""})
+	ids := seedSessions(t, b, seed{prompt: "plan the zebra migration"})
 	d := startUI(t, b, nil)
 	d.submit("something else")
 	d.waitText("Unrelated answer.")
@@ -84,11 +89,11 @@ func TestResumePickerFiltersAndTabShowsEveryWorkspace(t *testing.T) {
 		textReply("", "one"), textReply("", "two"), textReply("", "three"),
 	))
 	elsewhere := t.TempDir()
-	ids := seedSessions(t, b, map[string]string{
-		"fix the upload bug":   "",
-		"write release notes":  "",
-		"tune the cache layer": elsewhere,
-	})
+	ids := seedSessions(t, b,
+		seed{prompt: "fix the upload bug"},
+		seed{prompt: "write release notes"},
+		seed{prompt: "tune the cache layer", cwd: elsewhere},
+	)
 	d := startUI(t, b, nil)
 	d.submit("/resume")
 	screen := d.waitText("Resume a session", "this workspace", "fix the upload bug", "write release notes", "current")
@@ -114,7 +119,7 @@ func TestResumePickerFiltersAndTabShowsEveryWorkspace(t *testing.T) {
 
 func TestResumeWithAnIDResumesDirectly(t *testing.T) {
 	b := newBackend(t, newScripted(textReply("", "one")))
-	ids := seedSessions(t, b, map[string]string{"only session": ""})
+	ids := seedSessions(t, b, seed{prompt: "only session"})
 	d := startUI(t, b, nil)
 	d.submit("/resume " + ids["only session"])
 	screen := d.waitText("› only session", "○ ready")

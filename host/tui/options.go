@@ -133,6 +133,7 @@ func (o Options) withDefaults() (Options, error) {
 type Result struct {
 	// SessionID is the session shown last; "" when none was opened.
 	SessionID string
-	// ResumeCommand resumes it ("" when SessionID is "").
+	// ResumeCommand resumes it ("" when there is no session or it has no
+	// events yet).
 	ResumeCommand string
 }
