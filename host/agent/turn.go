@@ -146,6 +146,9 @@ func (a *Agent) hasSteering() bool {
 // max-tokens) or nil when the turn continues with another step.
 func (a *Agent) runStep(ctx context.Context, turn, step int, plan *stepPlan, msgs []session.Message) (*session.TurnEndReason, error) {
 	titleSeq, title := -1, ""
+	if !a.titled && a.titledElsewhere() {
+		a.titled = true
+	}
 	for _, m := range msgs {
 		e, err := a.live.Append(session.TypeUserMessage, m)
 		if err != nil {
@@ -213,4 +216,16 @@ func (a *Agent) scope() prompt.Scope {
 		}
 	}
 	return prompt.Scope{SessionID: a.live.ID(), Cwd: cwd, Vars: vars}
+}
+
+// titledElsewhere reports whether the log already holds a session/title that
+// this agent did not write (a front end's /title before the first prompt).
+// It is consulted only until the session has a title, so the scan is rare.
+func (a *Agent) titledElsewhere() bool {
+	for _, e := range a.live.Events(0) {
+		if e.Type == session.TypeSessionTitle {
+			return true
+		}
+	}
+	return false
 }

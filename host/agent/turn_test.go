@@ -278,3 +278,23 @@ func TestPromptAssemblyErrorEndsTheTurnWithAnUnknownFailure(t *testing.T) {
 		t.Errorf("turn/end = %+v", r.Error)
 	}
 }
+
+// TestTitleSetBeforeTheFirstPromptIsNotOverwritten pins that a front end's
+// /title written before the first prompt wins over the fallback title.
+func TestTitleSetBeforeTheFirstPromptIsNotOverwritten(t *testing.T) {
+	h := newHarness(t, newFakeProvider(t, textReply("ok")))
+	user := session.SessionTitle{Title: "My task", MessageSeqs: []int{}, Source: json.RawMessage(`{"kind":"user"}`)}
+	if _, err := h.live.Append(session.TypeSessionTitle, user); err != nil {
+		t.Fatal(err)
+	}
+	h.prompt("a prompt that would make a fallback title")
+	var titles []string
+	for _, e := range h.events() {
+		if e.Type == session.TypeSessionTitle {
+			titles = append(titles, decode[session.SessionTitle](t, e).Title)
+		}
+	}
+	if !slices.Equal(titles, []string{"My task"}) {
+		t.Fatalf("titles = %q", titles)
+	}
+}
