@@ -70,9 +70,10 @@ type Runtime struct {
 	clock    *clock
 	closeLog func() error
 
-	mu     sync.Mutex
-	agents map[string]*agent.Agent
-	closed bool
+	mu      sync.Mutex
+	agents  map[string]*agent.Agent
+	writers map[string]*store.Writer
+	closed  bool
 }
 
 // New builds the composition described by opts: base services first, then
@@ -101,6 +102,7 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 		clock:    clk,
 		closeLog: closeLog,
 		agents:   map[string]*agent.Agent{},
+		writers:  map[string]*store.Writer{},
 	}
 	r.Store = store.New(cfg.Sessions.Dir, store.Options{Now: clk.Now, Log: log})
 	if r.Provider, err = newProvider(cfg, opts.Version); err != nil {

@@ -249,3 +249,18 @@ func TestFullTextSearchFindsAPriorSessionAndOpenAtNeverDisablesIt(t *testing.T) 
 		t.Fatalf("open_at never: %v", err)
 	}
 }
+
+func TestAnUnusedSessionLeavesNoLog(t *testing.T) {
+	cfg, cwd := loadConfig(t, "")
+	rt := newRuntime(t, TUI, cfg)
+	a, err := rt.NewSession(t.Context(), cwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.CloseSession(a); err != nil {
+		t.Fatal(err)
+	}
+	if entries, err := rt.Store.List(t.Context()); err != nil || len(entries) != 0 {
+		t.Fatalf("listing after closing an unused session: %d entries, %v", len(entries), err)
+	}
+}

@@ -102,6 +102,7 @@ func (r *Runtime) start(h session.Header, events []session.Event, w *store.Write
 	}
 	r.mu.Lock()
 	r.agents[h.ID] = a
+	r.writers[h.ID] = w
 	r.mu.Unlock()
 	return a, nil
 }
@@ -156,20 +157,30 @@ func (r *Runtime) Agents() []*agent.Agent {
 }
 
 // CloseSession stops a's loop (cancelling a running turn), flushes and
-// closes its log, and detaches it from the live registry.
+// closes its log, and detaches it from the live registry. The log of a
+// session that never recorded an event is removed.
 func (r *Runtime) CloseSession(a *agent.Agent) error {
 	r.mu.Lock()
 	if r.agents[a.ID()] != a {
 		r.mu.Unlock()
 		return nil
 	}
+	w := r.writers[a.ID()]
 	delete(r.agents, a.ID())
+	delete(r.writers, a.ID())
 	r.mu.Unlock()
 	err := a.Close()
 	live := a.Session()
 	r.Sessions.Detach(live)
 	if r.Permissions != nil {
 		r.Permissions.Forget(live.ID())
+	}
+	if err == nil && live.Len() == 0 {
+		// A session that was opened but never used leaves no log behind
+		// (it would only clutter /resume and session/list).
+		if derr := w.Discard(); derr != nil && !errors.Is(derr, store.ErrNotEmpty) {
+			err = derr
+		}
 	}
 	return errors.Join(err, live.Close())
 }

@@ -35,6 +35,8 @@ type Writer struct {
 	dirty  bool  // bytes written since the last fsync
 	poison error // set once the log can no longer be trusted to end cleanly
 	closed bool
+	// discarded: the log was removed by Discard; Flush and Close are no-ops.
+	discarded bool
 	buf    []byte
 }
 
@@ -225,6 +227,9 @@ func (w *Writer) rollback(werr error) error {
 func (w *Writer) Flush() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.discarded {
+		return nil
+	}
 	if err := w.usable(); err != nil {
 		return err
 	}
@@ -329,6 +334,36 @@ func syncDir(dir string) error {
 	cerr := d.Close()
 	if err := errors.Join(serr, cerr); err != nil {
 		return fmt.Errorf("sync directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+// ErrNotEmpty is returned by Discard for a log that holds events.
+var ErrNotEmpty = errors.New("session log is not empty")
+
+// Discard removes a log that holds only its header — a session that was
+// opened but never used — and releases the lock. A log with any event is
+// left untouched and ErrNotEmpty is returned (the writer stays open).
+// Nothing is lost: the removed file holds no event. Afterwards Flush and
+// Close do nothing, so the session's Live can still be closed normally.
+func (w *Writer) Discard() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.usable(); err != nil {
+		return err
+	}
+	if w.next != 0 {
+		return fmt.Errorf("discard session %s: %w", w.id, ErrNotEmpty)
+	}
+	dir := filepath.Dir(w.path)
+	err := os.Remove(w.path)
+	w.closed, w.discarded = true, true
+	err = errors.Join(err, w.f.Close(), os.Remove(filepath.Join(dir, lockName)), w.lock.release(), os.Remove(dir))
+	// The workspace directory goes too when this was its only session.
+	_ = os.Remove(filepath.Dir(dir))
+	w.s.recordChange(w.id, w.path, 0)
+	if err != nil {
+		return fmt.Errorf("discard empty session %s: %w", w.id, err)
 	}
 	return nil
 }
