@@ -29,15 +29,15 @@ var queries = []query{
 }
 
 type benchmark struct {
-	o      options
-	dir    string
-	st     *store.Store
-	ci     corpusInfo
-	reg    *session.Registry
-	svc    *sessionquery.Service
-	ix     *searchindex.Index
-	bare   *bareIndex
-	logf   func(string, ...any)
+	o        options
+	dir      string
+	st       *store.Store
+	ci       corpusInfo
+	reg      *session.Registry
+	svc      *sessionquery.Service
+	ix       *searchindex.Index
+	bare     *bareIndex
+	logf     func(string, ...any)
 	build    time.Duration
 	buildCPU time.Duration // user+system time of the whole process during the build
 	events   int64
