@@ -66,7 +66,10 @@ func (ix *Index) observeFeed(ctx context.Context, b sessionquery.Binding, feed C
 	if err != nil || retry {
 		return nil, retry, err
 	}
-	if full || next != *st.cursor {
+	// Unparking a pending id is only right if nobody consumed a newer
+	// journal record meanwhile (its owner re-parks the id when it does),
+	// so such a batch commits only if the cursor has not moved.
+	if full || next != *st.cursor || len(bt.pendingDel) > 0 {
 		bt.feed = &feedAdvance{source: source, fromSource: st.source, from: st.cursor, to: next}
 	}
 	ix.listedNow = full
@@ -204,7 +207,10 @@ func (w *feedWork) incremental(ctx context.Context, feed ChangeFeed, l0 []liveRe
 		view.touched[id] = true
 		isPending := slices.Contains(pending, id)
 		if ix.isLive(l0, id) {
-			if !isPending {
+			// A journal record re-parks the id even if it looked
+			// pending: another process may be unparking it right now,
+			// having read the log before this change.
+			if !isPending || slices.Contains(journal, id) {
 				w.bt.pendingAdd = append(w.bt.pendingAdd, id)
 			}
 			continue

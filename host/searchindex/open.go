@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	sqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -277,8 +278,8 @@ func (d *database) reset(ctx context.Context) error {
 }
 
 func (d *database) configure(ctx context.Context, journalMode string) error {
-	var mode string
-	if err := d.conn.QueryRowContext(ctx, `PRAGMA journal_mode = `+journalMode).Scan(&mode); err != nil {
+	mode, err := d.setJournalMode(ctx, journalMode)
+	if err != nil {
 		return fmt.Errorf("set journal mode %s: %w", journalMode, err)
 	}
 	if d.path != "" && mode != journalMode {
@@ -288,8 +289,31 @@ func (d *database) configure(ctx context.Context, journalMode string) error {
 	// consistent state, and anything lost is re-read from the logs. A
 	// larger page cache keeps the document-size and content pages ranking
 	// and snippets touch in memory between searches.
-	_, err := d.conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL; PRAGMA cache_size = -32768`)
+	_, err = d.conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL; PRAGMA cache_size = -32768`)
 	return err
+}
+
+// setJournalMode switches the journal mode, waiting up to the busy timeout
+// while another connection holds a lock. Switching a new file into WAL
+// needs an exclusive lock, which SQLite refuses at once with SQLITE_BUSY,
+// without calling the busy handler, while another process is opening the
+// same new file (two dsh processes started together on a fresh home).
+func (d *database) setJournalMode(ctx context.Context, journalMode string) (string, error) {
+	deadline := time.Now().Add(busyTimeoutMs * time.Millisecond)
+	delay := time.Millisecond
+	for {
+		var mode string
+		err := d.conn.QueryRowContext(ctx, `PRAGMA journal_mode = `+journalMode).Scan(&mode)
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return mode, err
+		}
+		select {
+		case <-ctx.Done():
+			return "", context.Cause(ctx)
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 50*time.Millisecond)
+	}
 }
 
 func (d *database) createSchema(ctx context.Context) error {
@@ -421,6 +445,19 @@ func isCorruption(err error) bool {
 	}
 	switch se.Code() & 0xff {
 	case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+		return true
+	}
+	return false
+}
+
+// isBusy reports SQLite's "another connection holds the lock" codes.
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 		return true
 	}
 	return false
