@@ -41,6 +41,10 @@ func RunTask(ctx context.Context, r *Runtime, cwd, task string) (RunResult, erro
 	waitErr := a.WhenIdle(context.WithoutCancel(ctx))
 	stop()
 	res.Text, res.End = outcome(a.Session().Events(start))
+	if r, ok := a.UnloggedEnd(); ok {
+		// The log could not record how the turn ended (a full disk).
+		res.End = r
+	}
 	return res, errors.Join(waitErr, r.CloseSession(a))
 }
 

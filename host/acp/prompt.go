@@ -92,6 +92,13 @@ func (ss *sess) settle(run *promptRun, ctxDone bool) (sdk.PromptResponse, error)
 	cancelled := run.cancelled || ctxDone
 	end := run.end
 	ss.mu.Unlock()
+	if end == nil && !cancelled {
+		// The log refused the turn's start or end (a full disk): say
+		// so rather than answer as if the user had cancelled.
+		if r, ok := ss.agent.UnloggedEnd(); ok {
+			end = &r
+		}
+	}
 	if cancelled {
 		ss.out.Push(ss.tr.failOpen("Cancelled before the tool call finished.")...)
 		ss.flush()

@@ -129,6 +129,10 @@ type Agent struct {
 	closeOnce sync.Once
 	closeErr  error
 
+	// unlogged is how the last turn ended when the log refused to record
+	// it (its turn/start or its turn/end); guarded by mu.
+	unlogged *session.TurnEndReason
+
 	// Loop state, touched only by the goroutine that runs the current
 	// activity (the driver for turns, the Compact caller for maintenance);
 	// activities never overlap.
@@ -308,6 +312,20 @@ func statusOf(p phase) Status {
 // Close, which waits for that goroutine.
 func (a *Agent) OnStatus(fn func(Status)) (unsubscribe func()) {
 	return a.statusObs.Subscribe(fn)
+}
+
+// UnloggedEnd reports how the last turn ended when the session log refused
+// to record it: not even its turn/start could be written (the prompt was
+// dropped) or its turn/end could not. A front end that saw no turn/end for
+// its prompt reports this instead of guessing (a full disk is not a
+// cancellation). The next turn that starts clears it.
+func (a *Agent) UnloggedEnd() (session.TurnEndReason, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.unlogged == nil {
+		return session.TurnEndReason{}, false
+	}
+	return *a.unlogged, true
 }
 
 // Model returns the model and reasoning effort used from the next request on.

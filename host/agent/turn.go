@@ -30,11 +30,16 @@ func (a *Agent) turn(ctx context.Context) {
 		// Nothing can run on a log that refuses writes; dropping the queue
 		// keeps the driver from spinning on it.
 		a.log.Error("turn not started: the session log could not be written", "turn", n, "err", err)
+		failure := writeError(err).failure
 		a.mu.Lock()
 		a.nextTurn, a.nextStep = nil, nil
+		a.unlogged = &session.TurnEndReason{Kind: session.EndError, Error: &failure}
 		a.mu.Unlock()
 		return
 	}
+	a.mu.Lock()
+	a.unlogged = nil
+	a.mu.Unlock()
 	a.lastTurn = n
 	reason := a.runTurn(ctx, n)
 	if reason.Kind == session.EndError {
@@ -42,6 +47,15 @@ func (a *Agent) turn(ctx context.Context) {
 	}
 	if _, err := a.live.Append(session.TypeTurnEnd, session.TurnEnd{Turn: n, Reason: reason}); err != nil {
 		a.log.Error("turn end not logged: the session log could not be written", "turn", n, "err", err)
+		// An error outcome already says why; any other one is overtaken
+		// by the log that could not record it.
+		if reason.Kind != session.EndError {
+			failure := writeError(err).failure
+			reason = session.TurnEndReason{Kind: session.EndError, Error: &failure}
+		}
+		a.mu.Lock()
+		a.unlogged = &reason
+		a.mu.Unlock()
 	}
 }
 
