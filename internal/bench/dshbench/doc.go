@@ -1,0 +1,20 @@
+// Command dshbench runs every dsh benchmark on one generated corpus and
+// prints one table, all figures measured in the same run on the same
+// machine: index build beside a bare FTS5 insert of the same documents;
+// SearchSessions and SearchEvents p50/p95 for five query kinds beside a
+// bare FTS5 query and, when installed, rg -c -F over the logs; no-change
+// and small-change reconciliation; session_search end to end through the
+// model-facing plugin; ACP cold start of the built binary to the initialize
+// response and to the first streamed chunk beside starting true; the TUI
+// opening a 10,000-event session (host/tui's own benchmark); and the peak
+// RSS of each.
+//
+// Each part runs in a child process (this binary re-executed with -part),
+// so every peak RSS is that part's own: the child's maxrss from
+// os.ProcessState.SysUsage. It is what `make bench` runs, never CI, and it
+// asserts nothing about the figures; the targets of issue 9 are printed
+// beside them.
+//
+//	go run ./internal/bench/dshbench -preset small
+//	BENCH_CORPUS_DIR=/var/tmp/dsh-corpus go run ./internal/bench/dshbench   # large, corpus kept
+package main

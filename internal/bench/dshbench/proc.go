@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// measured is a finished child process.
+type measured struct {
+	stdout []byte
+	wall   time.Duration
+	maxRSS int64 // bytes
+}
+
+// runMeasured runs bin to completion, keeping its stdout and passing its
+// stderr on, and reports its peak RSS. The kernel's maxrss of a reaped
+// child also covers the descendants it waited for.
+func runMeasured(ctx context.Context, bin string, args, env []string, dir string, stderr io.Writer) (measured, error) {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = env
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = stderr
+	start := time.Now()
+	err := cmd.Run()
+	m := measured{stdout: out.Bytes(), wall: time.Since(start), maxRSS: maxRSS(cmd.ProcessState)}
+	if err != nil {
+		return m, fmt.Errorf("%s %s: %w", filepath.Base(bin), strings.Join(args, " "), err)
+	}
+	return m, nil
+}
+
+// maxRSS is a finished process's peak resident set in bytes (Linux reports
+// KiB).
+func maxRSS(ps *os.ProcessState) int64 {
+	if ps == nil {
+		return 0
+	}
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		return ru.Maxrss * 1024
+	}
+	return 0
+}
+
+// moduleRoot finds the directory of go.mod from the working directory up.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("run dshbench inside the dsh module (no go.mod above the working directory)")
+		}
+		dir = parent
+	}
+}
+
+func goTool() string {
+	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
+		return p
+	}
+	return "go"
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// buildBinaries builds dsh and the host/tui test binary (whose benchmark
+// opens a 10,000-event session) into dir.
+func buildBinaries(ctx context.Context, root, dir string) (dsh, tuiTest string, err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", "", err
+	}
+	dsh, tuiTest = filepath.Join(dir, "dsh"), filepath.Join(dir, "tui.test")
+	for _, args := range [][]string{
+		{"build", "-o", dsh, "./cmd/dsh"},
+		{"test", "-c", "-o", tuiTest, "./host/tui"},
+	} {
+		cmd := exec.CommandContext(ctx, goTool(), args...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", "", fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	return dsh, tuiTest, nil
+}
+
+// machine is the line that says where the figures were measured.
+type machine struct {
+	CPUs     int
+	MemBytes int64
+	Model    string
+}
+
+func describeMachine() machine {
+	m := machine{CPUs: nproc()}
+	if f, err := os.Open("/proc/meminfo"); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			var kb int64
+			if _, err := fmt.Sscanf(sc.Text(), "MemTotal: %d kB", &kb); err == nil {
+				m.MemBytes = kb * 1024
+				break
+			}
+		}
+		f.Close()
+	}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.Model = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	return m
+}
+
+// nproc is what nproc(1) prints: the CPUs this process may run on.
+func nproc() int {
+	if out, err := exec.Command("nproc").Output(); err == nil {
+		var n int
+		if _, err := fmt.Sscanf(string(out), "%d", &n); err == nil && n > 0 {
+			return n
+		}
+	}
+	return runtime.NumCPU()
+}
+
+func (m machine) String() string {
+	model := m.Model
+	if model == "" {
+		model = "unknown CPU"
+	}
+	return fmt.Sprintf("machine: nproc %d, memory %.1f GiB, %s, %s/%s, %s",
+		m.CPUs, float64(m.MemBytes)/(1<<30), model, runtime.GOOS, runtime.GOARCH, runtime.Version())
+}

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// report is everything one run measured.
+type report struct {
+	machine   machine
+	preset    string
+	corpus    corpusInfo
+	build     buildResult
+	bare      bareResult
+	search    searchResult
+	reconcile reconcileResult
+	tool      toolResult
+	rg        rgResult
+	acp       acpResult
+	tui       tuiResult
+	rss       struct{ build, bare, search, reconcile, tool int64 }
+}
+
+// Issue 9's targets.
+const (
+	targetSelectiveP50 = 25 * time.Millisecond
+	targetRGRatio      = 20.0
+	targetBareRatio    = 3.0
+	targetBuildRatio   = 0.5
+	targetColdStart    = 30 * time.Millisecond
+	targetRSS          = 250 << 20
+)
+
+// selective are the queries that hit few sessions.
+var selective = []string{"rare id", "identifier"}
+
+func (r *report) print(w io.Writer) {
+	c := r.corpus
+	origin := fmt.Sprintf("generated in %s", (time.Duration(c.GenSeconds * float64(time.Second))).Round(time.Second))
+	if c.Reused {
+		origin = "reused"
+	}
+	fmt.Fprintf(w, "dsh bench · preset %s: %s sessions, %s events, %s of JSONL (%s)\n", r.preset, thousands(int64(c.Sessions)), thousands(int64(c.Events)), mb(c.Bytes), origin)
+	fmt.Fprintln(w, r.machine)
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(cells ...string) { fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t") }
+	row("measure", "dsh", "baseline", "headline ratio", "peak RSS")
+
+	dshRate := float64(r.build.Events) / r.build.Seconds
+	bareRate := float64(r.bare.Events) / r.bare.InsertSeconds
+	buildRatio := dshRate / bareRate
+	row(fmt.Sprintf("index build (%s events, %s sessions)", thousands(r.build.Events), thousands(int64(r.build.Sessions))),
+		fmt.Sprintf("%s events/s (%.1f s, %s)", thousands(int64(dshRate)), r.build.Seconds, mb(r.build.SizeBytes)),
+		fmt.Sprintf("bare FTS5 insert %s events/s (%.1f s inserting, %.1f s with reading the logs, %s)", thousands(int64(bareRate)), r.bare.InsertSeconds, r.bare.TotalSeconds, mb(r.bare.SizeBytes)),
+		fmt.Sprintf("dsh ÷ bare %.2f× (%.2f× of read + insert)", buildRatio, r.bare.TotalSeconds/r.build.Seconds),
+		fmt.Sprintf("dsh %s · bare %s", mb(r.rss.build), mb(r.rss.bare)))
+
+	bare := map[string]bareQuery{}
+	for _, q := range r.bare.Queries {
+		bare[q.Name] = q
+	}
+	worstBare, worstBareName := 0.0, ""
+	for _, q := range r.search.Queries {
+		b := bare[q.Name]
+		label := fmt.Sprintf("%s %q", q.Name, q.Text)
+		ratio := q.Sessions.P50.Seconds() / b.Sessions.P50.Seconds()
+		if ratio > worstBare {
+			worstBare, worstBareName = ratio, "SearchSessions "+q.Name
+		}
+		row("SearchSessions "+label, pp(q.Sessions), "bare FTS5 "+pp(b.Sessions), fmt.Sprintf("dsh ÷ bare %.2f×", ratio), fmt.Sprintf("dsh %s · bare %s", mb(r.rss.search), mb(r.rss.bare)))
+		ratio = q.Events.P50.Seconds() / b.Events.P50.Seconds()
+		if ratio > worstBare {
+			worstBare, worstBareName = ratio, "SearchEvents "+q.Name
+		}
+		row("SearchEvents "+label, pp(q.Events), "bare FTS5 "+pp(b.Events), fmt.Sprintf("dsh ÷ bare %.2f×", ratio), fmt.Sprintf("dsh %s · bare %s", mb(r.rss.search), mb(r.rss.bare)))
+		if r.rg.Missing {
+			row("  rg -c -F "+fmt.Sprintf("%q", q.Text), "SearchSessions p50 "+ms(q.Sessions.P50), "rg is not installed on this machine", "rg ÷ dsh -", "")
+		} else {
+			rg := r.rg.Queries[q.Name]
+			row("  rg -c -F "+fmt.Sprintf("%q", q.Text), "SearchSessions p50 "+ms(q.Sessions.P50), "rg "+pp(rg), fmt.Sprintf("rg ÷ dsh %.1f×", rg.P50.Seconds()/q.Sessions.P50.Seconds()), "")
+		}
+	}
+	row("first search of a new process (open, catch up, search)", ms(r.search.FirstSearch), "", "", mb(r.rss.search))
+	row("reconciliation, nothing changed", pp(r.reconcile.NoChange), "", "", mb(r.rss.reconcile))
+	row("reconciliation, +100 events in one log", pp(r.reconcile.SmallChange), "", "", mb(r.rss.reconcile))
+	searches := map[string]searchQuery{}
+	for _, q := range r.search.Queries {
+		searches[q.Name] = q
+	}
+	for _, q := range r.tool.Queries {
+		s := searches[q.Name]
+		row(fmt.Sprintf("session_search via the plugin, %s %q", q.Name, q.Text), pp(q.Latency),
+			fmt.Sprintf("%s, %s of output", q.Header, kb(q.OutputBytes)),
+			fmt.Sprintf("plugin ÷ SearchSessions %.1f×", q.Latency.P50.Seconds()/s.Sessions.P50.Seconds()), mb(r.rss.tool))
+	}
+	a := r.acp
+	row("ACP cold start → initialize response (empty home)", pp(a.EmptyInit), "start of true "+pp(a.True), fmt.Sprintf("dsh ÷ true %.1f×", a.EmptyInit.P50.Seconds()/a.True.P50.Seconds()), fmt.Sprintf("dsh %s · true %s", mb(a.EmptyRSS), mb(a.TrueRSS)))
+	row("ACP cold start → first agent_message_chunk (empty home)", pp(a.EmptyChunk), "local fake model server", fmt.Sprintf("dsh ÷ true %.1f×", a.EmptyChunk.P50.Seconds()/a.True.P50.Seconds()), mb(a.EmptyRSS))
+	row("ACP cold start → initialize response (corpus home)", pp(a.CorpusInit), "index opened at startup", fmt.Sprintf("dsh ÷ true %.1f×", a.CorpusInit.P50.Seconds()/a.True.P50.Seconds()), mb(a.CorpusRSS))
+	row("TUI open of a 10,000-event session", ms(r.tui.PerOpen)+" per open", fmt.Sprintf("%s, %s allocs per open", mb(r.tui.BytesPerOp), thousands(r.tui.AllocsPerOp)), "", mb(r.tui.MaxRSS))
+
+	row()
+	row("target (issue 9)", "measured", "", "verdict", "")
+	for _, name := range selective {
+		s := searches[name]
+		row("selective search p50 ≤ 25 ms: "+name, "SearchSessions "+ms(s.Sessions.P50)+" · SearchEvents "+ms(s.Events.P50), "", verdict(max(s.Sessions.P50, s.Events.P50) <= targetSelectiveP50), "")
+	}
+	if r.rg.Missing {
+		row("selective search ≥ 20× faster than ripgrep", "not measured", "rg is not installed", "n/a", "")
+	} else {
+		for _, name := range selective {
+			s := searches[name]
+			x := r.rg.Queries[name].P50.Seconds() / s.Sessions.P50.Seconds()
+			row("selective search ≥ 20× faster than ripgrep: "+name, fmt.Sprintf("rg ÷ dsh %.1f×", x), "", verdict(x >= targetRGRatio), "")
+		}
+	}
+	row("dsh search ≤ 3× the bare FTS5 query", fmt.Sprintf("worst %.2f× (%s)", worstBare, worstBareName), "", verdict(worstBare <= targetBareRatio), "")
+	row("index build ≥ 0.5× the bare insert", fmt.Sprintf("%.2f×", buildRatio), "", verdict(buildRatio >= targetBuildRatio), "")
+	row("ACP cold start ≤ 30 ms (initialize, empty home)", ms(a.EmptyInit.P50), "", verdict(a.EmptyInit.P50 <= targetColdStart), "")
+	row("ACP cold start ≤ 30 ms (initialize, corpus home)", ms(a.CorpusInit.P50), "", verdict(a.CorpusInit.P50 <= targetColdStart), "")
+	peak, part := r.peakRSS()
+	row("peak RSS ≤ 250 MB", fmt.Sprintf("%s (%s)", mb(peak), part), "", verdict(peak <= targetRSS), "")
+	tw.Flush()
+}
+
+// peakRSS is the largest peak of a dsh process (the baselines are not
+// held to the target).
+func (r *report) peakRSS() (int64, string) {
+	best, name := int64(0), ""
+	for _, p := range []struct {
+		name string
+		v    int64
+	}{
+		{"index build", r.rss.build}, {"search", r.rss.search},
+		{"reconciliation", r.rss.reconcile}, {"session_search runtime", r.rss.tool},
+		{"dsh acp, empty home", r.acp.EmptyRSS}, {"dsh acp, corpus home", r.acp.CorpusRSS}, {"TUI benchmark", r.tui.MaxRSS},
+	} {
+		if p.v > best {
+			best, name = p.v, p.name
+		}
+	}
+	return best, name
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "MISSED"
+}
+
+func pp(l latency) string { return "p50 " + ms(l.P50) + " · p95 " + ms(l.P95) }
+
+func ms(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "-"
+	case d < 10*time.Millisecond:
+		return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
+	default:
+		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+	}
+}
+
+func mb(b int64) string { return fmt.Sprintf("%.0f MB", float64(b)/(1<<20)) }
+
+func kb(b int) string { return fmt.Sprintf("%.1f KB", float64(b)/1024) }
+
+// thousands renders n with comma separators.
+func thousands(n int64) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
