@@ -111,7 +111,7 @@ func (ix *Index) Rebuild(ctx context.Context, progress func(done, total int)) er
 		return nil
 	})
 	if err != nil {
-		return ix.reconcileFailed(err)
+		return ix.reconcileFailed(ctx, err)
 	}
 	ix.live = map[string]liveRow{}
 	ix.seenBinding = false

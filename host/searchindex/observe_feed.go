@@ -81,7 +81,7 @@ func (ix *Index) readFeedState(ctx context.Context) (feedState, error) {
 	var src sql.NullString
 	var cur sql.NullInt64
 	if err := ix.db.conn.QueryRowContext(ctx, `SELECT global_generation, feed_source, feed_cursor FROM search_state WHERE singleton = 1`).Scan(&ix.dbGen, &src, &cur); err != nil {
-		return st, ix.reconcileFailed(err)
+		return st, ix.reconcileFailed(ctx, err)
 	}
 	if src.Valid {
 		st.source = &src.String
@@ -95,19 +95,19 @@ func (ix *Index) readFeedState(ctx context.Context) (feedState, error) {
 func (ix *Index) readPending(ctx context.Context) ([]string, error) {
 	rows, err := ix.db.conn.QueryContext(ctx, `SELECT session_id FROM pending_sessions ORDER BY session_id`)
 	if err != nil {
-		return nil, ix.reconcileFailed(err)
+		return nil, ix.reconcileFailed(ctx, err)
 	}
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {
-			return nil, ix.reconcileFailed(err)
+			return nil, ix.reconcileFailed(ctx, err)
 		}
 		out = append(out, id)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, ix.reconcileFailed(err)
+		return nil, ix.reconcileFailed(ctx, err)
 	}
 	return out, nil
 }
@@ -288,7 +288,7 @@ func (w *feedWork) add(ctx context.Context, c persistedChange) error {
 	}
 	res, err := w.ix.commit(ctx, &w.inter)
 	if err != nil {
-		return w.ix.reconcileFailed(err)
+		return w.ix.reconcileFailed(ctx, err)
 	}
 	if res.wrotePersisted {
 		w.ix.memGen++

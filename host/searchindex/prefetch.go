@@ -10,10 +10,11 @@ import (
 // prefetchWorkers read and extract logs ahead of the single SQLite writer
 // while a whole corpus is indexed: reading JSONL and extracting text costs
 // about as much CPU as indexing it, so overlapping the two nearly halves a
-// build on two cores.
+// build on two cores. The lookahead must cover more than one write batch
+// (batchDocs), or the readers sit idle while the writer commits.
 const (
 	prefetchWorkers = 2
-	prefetchAhead   = 64
+	prefetchAhead   = 160
 )
 
 // inspection is one log read ahead of its turn.
@@ -76,14 +77,27 @@ func (p *prefetcher) claim() *inspection {
 }
 
 // take waits for job i, which the consumer must take in order, and lets
-// go of it so its documents can be freed once consumed.
+// go of it so its documents can be freed once consumed. If the context
+// ends before a worker claimed the job, nobody ever will: the job fails
+// with ABORTED instead of being waited for.
 func (p *prefetcher) take(i int) *inspection {
 	p.mu.Lock()
 	job := p.jobs[i]
 	p.taken = i + 1
 	p.cond.Broadcast()
 	p.mu.Unlock()
-	<-job.done // claimed and finished, so no worker looks at slot i again
+	select {
+	case <-job.done:
+	case <-p.ctx.Done():
+		p.mu.Lock()
+		claimed := p.next > i
+		p.mu.Unlock()
+		if !claimed {
+			job.err = aborted(p.ctx)
+			return job
+		}
+		<-job.done // a started inspection is always awaited
+	}
 	p.mu.Lock()
 	p.jobs[i] = nil
 	p.mu.Unlock()

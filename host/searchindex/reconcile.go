@@ -91,7 +91,7 @@ func (ix *Index) attempt(ctx context.Context, progress progressFunc) (sessionque
 		if errors.Is(err, errFeedMoved) {
 			return b, false, err
 		}
-		return b, false, ix.reconcileFailed(err)
+		return b, false, ix.reconcileFailed(ctx, err)
 	}
 	if res.wroteLive || res.wrotePersisted || pointerChanged {
 		ix.memGen++
@@ -111,7 +111,11 @@ func (ix *Index) attempt(ctx context.Context, progress progressFunc) (sessionque
 	return b, false, nil
 }
 
-func (ix *Index) reconcileFailed(err error) error {
+func (ix *Index) reconcileFailed(ctx context.Context, err error) error {
+	// A read interrupted by cancellation is an abort, not a broken index.
+	if ctx.Err() != nil {
+		return aborted(ctx)
+	}
 	ix.discard(err)
 	return indexFailed(err, "session-search reconciliation failed: %s", detail(err))
 }
@@ -243,19 +247,19 @@ func (ix *Index) inspect(ctx context.Context, b sessionquery.Binding, listed ses
 func (ix *Index) indexedRevisions(ctx context.Context) (map[string]string, error) {
 	rows, err := ix.db.conn.QueryContext(ctx, `SELECT session_id, revision FROM persisted_sessions`)
 	if err != nil {
-		return nil, ix.reconcileFailed(err)
+		return nil, ix.reconcileFailed(ctx, err)
 	}
 	defer rows.Close()
 	out := map[string]string{}
 	for rows.Next() {
 		var id, rev string
 		if err := rows.Scan(&id, &rev); err != nil {
-			return nil, ix.reconcileFailed(err)
+			return nil, ix.reconcileFailed(ctx, err)
 		}
 		out[id] = rev
 	}
 	if err := rows.Err(); err != nil {
-		return nil, ix.reconcileFailed(err)
+		return nil, ix.reconcileFailed(ctx, err)
 	}
 	return out, nil
 }
@@ -267,7 +271,7 @@ func (ix *Index) indexedRevision(ctx context.Context, id string) (string, bool, 
 		return "", false, nil
 	}
 	if err != nil {
-		return "", false, ix.reconcileFailed(err)
+		return "", false, ix.reconcileFailed(ctx, err)
 	}
 	return rev, true, nil
 }

@@ -63,8 +63,8 @@ var errFeedMoved = errors.New("the change journal cursor moved")
 // neither holds every document in memory nor keeps other processes from
 // writing for long.
 const (
-	batchDocs  = 8000
-	batchBytes = 16 << 20
+	batchDocs  = 4000
+	batchBytes = 8 << 20
 )
 
 func (b *batch) full() bool { return b.docs >= batchDocs || b.bytes >= batchBytes }
