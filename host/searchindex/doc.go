@@ -22,8 +22,9 @@
 // a missing file 0600; existing modes are kept). A file whose application id
 // is not ours (0x44534851), or a file of ours holding tables we do not
 // recognize, is refused without being touched; a file of ours at another
-// schema version is reset and rebuilt from the logs; a file of ours that
-// fails PRAGMA quick_check is discarded and rebuilt. Several dsh processes
+// schema version is reset and rebuilt from the logs; a file of ours that is
+// shorter than its header says, or (up to 32 MiB, where it is cheap) fails
+// PRAGMA quick_check, is discarded and rebuilt. Several dsh processes
 // may share one index: WAL, a busy timeout and BEGIN IMMEDIATE writes keep
 // it consistent, each persisted session row carries the revision it was
 // indexed at (a write only lands if the row still has the revision it was

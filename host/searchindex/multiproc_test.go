@@ -315,3 +315,34 @@ func runHelper(mode string) error {
 	}
 	return fmt.Errorf("unknown helper mode %q", mode)
 }
+
+func TestDamagedIndexOfOursIsRebuiltOnOpen(t *testing.T) {
+	f := newFixture(t)
+	for i := range 30 {
+		f.persist(hdr(fmt.Sprintf("s%02d", i), int64(i)), texts(fmt.Sprintf("needle number %d with words enough to fill a few pages", i)))
+	}
+	f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
+	f.ix.Close()
+	fi, err := os.Stat(f.cfg.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Overwrite pages past the header with garbage, keeping the size.
+	file, err := os.OpenFile(f.cfg.Path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	junk := make([]byte, fi.Size()-8192)
+	for i := range junk {
+		junk[i] = byte(i * 7)
+	}
+	if _, err := file.WriteAt(junk, 4096); err != nil {
+		t.Fatal(err)
+	}
+	file.Close()
+	f.ix = f.newIndex(f.cfg)
+	p := f.sessions(sessionquery.SessionSearchRequest{Query: "needle", Limit: intp(100)})
+	if len(p.Items) != 30 {
+		t.Errorf("after damage: %d sessions, want 30", len(p.Items))
+	}
+}

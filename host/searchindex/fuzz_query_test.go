@@ -1,0 +1,89 @@
+package searchindex
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+)
+
+// FuzzNormalizeQuery feeds arbitrary text through the query normalizer
+// and the FTS5 quoting into a real FTS5 table with the index's tokenizer.
+// The normalizer refuses only blank or NUL-carrying text, with
+// INVALID_QUERY; what it keeps is valid UTF-8 without highlight markers,
+// trimmed and collapsed; the quoted query is never an FTS5 syntax error;
+// and it finds a document holding the same text whenever that text has a
+// word.
+func FuzzNormalizeQuery(f *testing.F) {
+	for _, s := range []string{
+		"needle", `"`, `a "b" c`, "a OR b", "NEAR(a b, 2)", "NEAR(", "*", "a*", "^a", "-a", "col:a",
+		"{a b}: c", "(a", "a\x00b", " \t\u00a0\u2028 ", "\uFDD0a\uFDD1", "\xed\xa0\x80", "\xff\xfe",
+		"İstanbul", "café CAFE", "req-4f3a-91", "搜索 结果", "a\u200bb", "\U0001F600 smile", strings.Repeat("x", 4096),
+	} {
+		f.Add(s)
+	}
+	db, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(1)
+	for _, stmt := range []string{
+		`CREATE VIRTUAL TABLE t USING fts5(text, tokenize='` + tokenizer + `')`,
+		// The tokens SQLite itself produced, per document.
+		`CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')`,
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			f.Fatal(err)
+		}
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		got, err := normalizeQuery(q)
+		if err != nil {
+			var qe *sessionquery.Error
+			if !errors.As(err, &qe) || qe.Code != sessionquery.CodeInvalidQuery {
+				t.Fatalf("normalizeQuery(%q): untyped error %v", q, err)
+			}
+			if strings.TrimSpace(sessionquery.CollapseJS(strings.ToValidUTF8(q, "\uFFFD"))) != "" && !strings.ContainsRune(q, 0) {
+				t.Fatalf("normalizeQuery(%q) refused a query with text and no NUL: %v", q, err)
+			}
+			return
+		}
+		switch {
+		case !utf8.ValidString(got):
+			t.Fatalf("normalizeQuery(%q) = %q is not valid UTF-8", q, got)
+		case strings.ContainsAny(got, "\uFDD0\uFDD1\x00"):
+			t.Fatalf("normalizeQuery(%q) = %q keeps a marker or NUL", q, got)
+		case got == "" || got != sessionquery.CollapseJS(got):
+			t.Fatalf("normalizeQuery(%q) = %q is not trimmed and collapsed", q, got)
+		}
+		ctx := context.Background()
+		res, err := db.ExecContext(ctx, `INSERT INTO t(text) VALUES (?)`, got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, _ := res.LastInsertId()
+		defer db.ExecContext(ctx, `DELETE FROM t WHERE rowid = ?`, id)
+		var hits int
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM t WHERE t MATCH ?`, quoteFTS(got)).Scan(&hits); err != nil {
+			t.Fatalf("MATCH %s: %v", quoteFTS(got), err)
+		}
+		var found, tokens int
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM t WHERE t MATCH ? AND rowid = ?`, quoteFTS(got), id).Scan(&found); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM v WHERE doc = ?`, id).Scan(&tokens); err != nil {
+			t.Fatal(err)
+		}
+		if found == 0 && tokens > 0 {
+			t.Fatalf("the phrase %s does not find a document holding %q (%d tokens)", quoteFTS(got), got, tokens)
+		}
+		if found > 0 && tokens == 0 {
+			t.Fatalf("the phrase %s of no token found %q", quoteFTS(got), got)
+		}
+	})
+}
