@@ -18,7 +18,7 @@ GOLDEN_UPDATE = $(sort $(GOLDEN_PKGS) github.com/seed-e9b4dba4/dsh/snapshots)
 
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@latest
 
-.PHONY: all help build run test snapshots bench lint clean tui-smoke
+.PHONY: all help build run test snapshots bench bench-go lint clean tui-smoke
 
 all: build
 
@@ -28,7 +28,8 @@ help:
 	@echo "                when DEEPSEEK_API_KEY is unset (ARGS=\"...\" passes arguments)"
 	@echo "make test       go vet, then every test with the race detector"
 	@echo "make snapshots  regenerate golden files (GOLDEN_PKGS)"
-	@echo "make bench      run the benchmarks"
+	@echo "make bench      the benchmark table (BENCH_PRESET=small|large, BENCH_CORPUS_DIR)"
+	@echo "make bench-go   every package's Go micro-benchmarks"
 	@echo "make lint       gofmt check, go vet, staticcheck when reachable"
 	@echo "make tui-smoke  drive the built binary's terminal UI in tmux (needs tmux)"
 	@echo "make clean      remove build output"
@@ -63,13 +64,21 @@ snapshots:
 		$(GO) test -count=1 $(GOLDEN_UPDATE) -update; \
 	fi
 
-# The search benchmark table (internal/bench/searchbench); set
-# BENCH_CORPUS_DIR to keep and reuse its generated corpus.
-SEARCHBENCH_ARGS ?=
+# One table with every figure of issue 9, measured in one run
+# (internal/bench/dshbench): index build, searches beside bare FTS5 and rg,
+# reconciliation, session_search, ACP cold start, TUI open, peak RSS.
+# BENCH_PRESET=small is a quick check (1,000 sessions); large is 10,000
+# sessions, ~2M events. Set BENCH_CORPUS_DIR to keep and reuse the corpus.
+# Never run in CI. The search engine alone: go run ./internal/bench/searchbench.
+BENCH_PRESET ?= large
+BENCH_ARGS ?=
 
 bench:
+	$(GO) run ./internal/bench/dshbench -preset $(BENCH_PRESET) $(BENCH_ARGS)
+
+# Every package's Go micro-benchmarks.
+bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
-	$(GO) run ./internal/bench/searchbench $(SEARCHBENCH_ARGS)
 
 # A scripted run of the built binary in a real terminal: tmux provides the
 # pty, send-keys types, capture-pane reads the screen (cmd/dsh, build tag

@@ -42,6 +42,8 @@ type options struct {
 	runs    int
 	acpRuns int
 	part    string
+	// profile is a directory that receives one CPU profile per part.
+	profile string
 }
 
 func parseFlags(args []string) (options, error) {
@@ -52,6 +54,7 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.runs, "runs", 21, "measured runs per search (after 2 warm-up runs)")
 	fs.IntVar(&o.acpRuns, "acp-runs", 10, "ACP cold starts per measurement")
 	fs.StringVar(&o.part, "part", "", "run one part and print its result as JSON (internal: the parent re-executes itself with it)")
+	fs.StringVar(&o.profile, "cpuprofile", "", "directory that receives a CPU profile of each part (<part>.pprof)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -167,7 +170,7 @@ func child(ctx context.Context, o options, part string, out any, stderr io.Write
 	if err != nil {
 		return 0, err
 	}
-	args := []string{"-part", part, "-dir", o.dir, "-preset", o.preset, "-runs", fmt.Sprint(o.runs), "-acp-runs", fmt.Sprint(o.acpRuns)}
+	args := []string{"-part", part, "-dir", o.dir, "-preset", o.preset, "-runs", fmt.Sprint(o.runs), "-acp-runs", fmt.Sprint(o.acpRuns), "-cpuprofile", o.profile}
 	res, err := runMeasured(ctx, self, args, nil, "", stderr)
 	if err != nil {
 		return 0, err

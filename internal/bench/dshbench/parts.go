@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
 	"time"
 
 	"github.com/seed-e9b4dba4/dsh/internal/bench"
@@ -46,6 +49,17 @@ func measure(warmup, n int, fn func() error) (latency, error) {
 // runPart is the child: it runs one part and prints its result as JSON.
 func runPart(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	l := layoutOf(o.dir)
+	if o.profile != "" {
+		f, err := os.Create(filepath.Join(o.profile, o.part+".pprof"))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(stderr, "dshbench[%s]: "+format+"\n", append([]any{o.part}, args...)...)
 	}

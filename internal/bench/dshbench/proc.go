@@ -106,13 +106,14 @@ func buildBinaries(ctx context.Context, root, dir string) (dsh, tuiTest string, 
 
 // machine is the line that says where the figures were measured.
 type machine struct {
-	CPUs     int
-	MemBytes int64
-	Model    string
+	CPUs         int
+	MemBytes     int64
+	Model        string
+	OS, Arch, Go string
 }
 
 func describeMachine() machine {
-	m := machine{CPUs: nproc()}
+	m := machine{CPUs: nproc(), OS: runtime.GOOS, Arch: runtime.GOARCH, Go: runtime.Version()}
 	if f, err := os.Open("/proc/meminfo"); err == nil {
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
@@ -152,5 +153,5 @@ func (m machine) String() string {
 		model = "unknown CPU"
 	}
 	return fmt.Sprintf("machine: nproc %d, memory %.1f GiB, %s, %s/%s, %s",
-		m.CPUs, float64(m.MemBytes)/(1<<30), model, runtime.GOOS, runtime.GOARCH, runtime.Version())
+		m.CPUs, float64(m.MemBytes)/(1<<30), model, m.OS, m.Arch, m.Go)
 }

@@ -67,21 +67,20 @@ func (r *report) print(w io.Writer) {
 	for _, q := range r.search.Queries {
 		b := bare[q.Name]
 		label := fmt.Sprintf("%s %q", q.Name, q.Text)
-		ratio := q.Sessions.P50.Seconds() / b.Sessions.P50.Seconds()
-		if ratio > worstBare {
-			worstBare, worstBareName = ratio, "SearchSessions "+q.Name
+		for _, m := range []struct {
+			name      string
+			dsh, bare latency
+		}{{"SearchSessions", q.Sessions, b.Sessions}, {"SearchEvents", q.Events, b.Events}} {
+			if f, ok := ratio(m.dsh.P50, m.bare.P50); ok && f > worstBare {
+				worstBare, worstBareName = f, m.name+" "+q.Name
+			}
+			row(m.name+" "+label, pp(m.dsh), "bare FTS5 "+pp(m.bare), "dsh ÷ bare "+times(m.dsh.P50, m.bare.P50, 2), fmt.Sprintf("dsh %s · bare %s", mb(r.rss.search), mb(r.rss.bare)))
 		}
-		row("SearchSessions "+label, pp(q.Sessions), "bare FTS5 "+pp(b.Sessions), fmt.Sprintf("dsh ÷ bare %.2f×", ratio), fmt.Sprintf("dsh %s · bare %s", mb(r.rss.search), mb(r.rss.bare)))
-		ratio = q.Events.P50.Seconds() / b.Events.P50.Seconds()
-		if ratio > worstBare {
-			worstBare, worstBareName = ratio, "SearchEvents "+q.Name
-		}
-		row("SearchEvents "+label, pp(q.Events), "bare FTS5 "+pp(b.Events), fmt.Sprintf("dsh ÷ bare %.2f×", ratio), fmt.Sprintf("dsh %s · bare %s", mb(r.rss.search), mb(r.rss.bare)))
 		if r.rg.Missing {
 			row("  rg -c -F "+fmt.Sprintf("%q", q.Text), "SearchSessions p50 "+ms(q.Sessions.P50), "rg is not installed on this machine", "rg ÷ dsh -", "")
 		} else {
 			rg := r.rg.Queries[q.Name]
-			row("  rg -c -F "+fmt.Sprintf("%q", q.Text), "SearchSessions p50 "+ms(q.Sessions.P50), "rg "+pp(rg), fmt.Sprintf("rg ÷ dsh %.1f×", rg.P50.Seconds()/q.Sessions.P50.Seconds()), "")
+			row("  rg -c -F "+fmt.Sprintf("%q", q.Text), "SearchSessions p50 "+ms(q.Sessions.P50), "rg "+pp(rg), "rg ÷ dsh "+times(rg.P50, q.Sessions.P50, 1), "")
 		}
 	}
 	row("first search of a new process (open, catch up, search)", ms(r.search.FirstSearch), "", "", mb(r.rss.search))
@@ -95,12 +94,12 @@ func (r *report) print(w io.Writer) {
 		s := searches[q.Name]
 		row(fmt.Sprintf("session_search via the plugin, %s %q", q.Name, q.Text), pp(q.Latency),
 			fmt.Sprintf("%s, %s of output", q.Header, kb(q.OutputBytes)),
-			fmt.Sprintf("plugin ÷ SearchSessions %.1f×", q.Latency.P50.Seconds()/s.Sessions.P50.Seconds()), mb(r.rss.tool))
+			"plugin ÷ SearchSessions "+times(q.Latency.P50, s.Sessions.P50, 1), mb(r.rss.tool))
 	}
 	a := r.acp
-	row("ACP cold start → initialize response (empty home)", pp(a.EmptyInit), "start of true "+pp(a.True), fmt.Sprintf("dsh ÷ true %.1f×", a.EmptyInit.P50.Seconds()/a.True.P50.Seconds()), fmt.Sprintf("dsh %s · true %s", mb(a.EmptyRSS), mb(a.TrueRSS)))
-	row("ACP cold start → first agent_message_chunk (empty home)", pp(a.EmptyChunk), "local fake model server", fmt.Sprintf("dsh ÷ true %.1f×", a.EmptyChunk.P50.Seconds()/a.True.P50.Seconds()), mb(a.EmptyRSS))
-	row("ACP cold start → initialize response (corpus home)", pp(a.CorpusInit), "index opened at startup", fmt.Sprintf("dsh ÷ true %.1f×", a.CorpusInit.P50.Seconds()/a.True.P50.Seconds()), mb(a.CorpusRSS))
+	row("ACP cold start → initialize response (empty home)", pp(a.EmptyInit), "start of true "+pp(a.True), "dsh ÷ true "+times(a.EmptyInit.P50, a.True.P50, 1), fmt.Sprintf("dsh %s · true %s", mb(a.EmptyRSS), mb(a.TrueRSS)))
+	row("ACP cold start → first agent_message_chunk (empty home)", pp(a.EmptyChunk), "local fake model server", "dsh ÷ true "+times(a.EmptyChunk.P50, a.True.P50, 1), mb(a.EmptyRSS))
+	row("ACP cold start → initialize response (corpus home)", pp(a.CorpusInit), "index opened at startup", "dsh ÷ true "+times(a.CorpusInit.P50, a.True.P50, 1), mb(a.CorpusRSS))
 	row("TUI open of a 10,000-event session", ms(r.tui.PerOpen)+" per open", fmt.Sprintf("%s, %s allocs per open", mb(r.tui.BytesPerOp), thousands(r.tui.AllocsPerOp)), "", mb(r.tui.MaxRSS))
 
 	row()
@@ -114,8 +113,8 @@ func (r *report) print(w io.Writer) {
 	} else {
 		for _, name := range selective {
 			s := searches[name]
-			x := r.rg.Queries[name].P50.Seconds() / s.Sessions.P50.Seconds()
-			row("selective search ≥ 20× faster than ripgrep: "+name, fmt.Sprintf("rg ÷ dsh %.1f×", x), "", verdict(x >= targetRGRatio), "")
+			x, _ := ratio(r.rg.Queries[name].P50, s.Sessions.P50)
+			row("selective search ≥ 20× faster than ripgrep: "+name, "rg ÷ dsh "+times(r.rg.Queries[name].P50, s.Sessions.P50, 1), "", verdict(x >= targetRGRatio), "")
 		}
 	}
 	row("dsh search ≤ 3× the bare FTS5 query", fmt.Sprintf("worst %.2f× (%s)", worstBare, worstBareName), "", verdict(worstBare <= targetBareRatio), "")
@@ -144,6 +143,22 @@ func (r *report) peakRSS() (int64, string) {
 		}
 	}
 	return best, name
+}
+
+// ratio is a ÷ b, when both were measured.
+func ratio(a, b time.Duration) (float64, bool) {
+	if a <= 0 || b <= 0 {
+		return 0, false
+	}
+	return a.Seconds() / b.Seconds(), true
+}
+
+func times(a, b time.Duration, digits int) string {
+	f, ok := ratio(a, b)
+	if !ok {
+		return "-"
+	}
+	return fmt.Sprintf("%.*f×", digits, f)
 }
 
 func verdict(ok bool) string {

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sebdah/goldie/v2"
+
+	"github.com/seed-e9b4dba4/dsh/host/store"
+	"github.com/seed-e9b4dba4/dsh/internal/benchcorpus"
+)
+
+// TestPartsRunOnATinyCorpus runs every in-process part on a corpus of a
+// few dozen sessions, so that a change breaking the benchmark is caught by
+// the tests rather than by the next `make bench`. The figures are not
+// asserted, only that each part measured something.
+func TestPartsRunOnATinyCorpus(t *testing.T) {
+	l := layoutOf(t.TempDir())
+	st := store.New(l.sessions, store.Options{Log: slog.New(slog.DiscardHandler)})
+	m, err := benchcorpus.Generate(context.Background(), st, benchcorpus.Options{Sessions: 20, Seed: 7, TurnsMin: 1, TurnsMax: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	logf := func(string, ...any) {}
+	build, err := partBuild(ctx, l, logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if build.Sessions != m.Sessions || build.Events != int64(m.Events) || build.Seconds <= 0 {
+		t.Errorf("build = %+v for %d sessions, %d events", build, m.Sessions, m.Events)
+	}
+	bare, err := partBare(ctx, l, 1, logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bare.Events != build.Events || bare.Docs == 0 || len(bare.Queries) != len(queries) {
+		t.Errorf("bare = %+v", bare)
+	}
+	search, err := partSearch(ctx, l, 1, logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(search.Queries) != len(queries) || search.Queries[0].Hits != 1 || search.Queries[0].Sessions.P50 <= 0 {
+		t.Errorf("search = %+v", search)
+	}
+	rec, err := partReconcile(ctx, l, logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.NoChange.P50 <= 0 || rec.SmallChange.P50 <= 0 {
+		t.Errorf("reconcile = %+v", rec)
+	}
+	if entries, err := st.List(ctx); err != nil || len(entries) != m.Sessions {
+		t.Errorf("the reconciliation part left %d sessions (%v), want the corpus's %d", len(entries), err, m.Sessions)
+	}
+	tool, err := partTool(ctx, l, 1, logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tool.Queries) != len(queries) || tool.Queries[0].Header != "Session search results (1):" {
+		t.Errorf("tool = %+v", tool)
+	}
+}
+
+func TestParseBenchLineReadsGoTestBenchOutput(t *testing.T) {
+	out := []byte("goos: linux\ngoarch: amd64\nBenchmarkOpenTenThousandEventSession-2   \t      10\t  15512345 ns/op\t 4194304 B/op\t   50326 allocs/op\nPASS\n")
+	per, b, a, ok := parseBenchLine(out, "BenchmarkOpenTenThousandEventSession")
+	if !ok || per != 15512345*time.Nanosecond || b != 4194304 || a != 50326 {
+		t.Errorf("parseBenchLine = %v %d %d %v", per, b, a, ok)
+	}
+	if _, _, _, ok := parseBenchLine(out, "BenchmarkOther"); ok {
+		t.Error("found a benchmark that did not run")
+	}
+}
+
+// TestReportTable pins the table's layout on fixed figures (go test
+// -update rewrites testdata/report.golden).
+func TestReportTable(t *testing.T) {
+	ms := func(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
+	lat := func(p50, p95 float64) latency { return latency{ms(p50), ms(p95)} }
+	r := &report{
+		machine:   machine{CPUs: 2, MemBytes: 24 << 30, Model: "Test CPU", OS: "linux", Arch: "amd64", Go: "go1.26"},
+		preset:    "large",
+		corpus:    corpusInfo{Preset: "large", Sessions: 10000, Events: 1943923, Bytes: 634 << 20, GenSeconds: 39},
+		build:     buildResult{Seconds: 46.8, Sessions: 10000, Events: 1943923, SizeBytes: 535 << 20},
+		bare:      bareResult{InsertSeconds: 15.2, TotalSeconds: 37.2, Docs: 449302, Events: 1943923, SizeBytes: 523 << 20},
+		search:    searchResult{FirstSearch: ms(4257)},
+		reconcile: reconcileResult{NoChange: lat(0.03, 0.24), SmallChange: lat(3.2, 16.7)},
+		tool:      toolResult{Workspace: "/home/dev/src/dsh"},
+		rg:        rgResult{Queries: map[string]latency{}},
+		acp:       acpResult{EmptyInit: lat(21.4, 47.8), EmptyChunk: lat(35.4, 60.9), EmptyRSS: 35 << 20, CorpusInit: lat(4258, 6490), CorpusRSS: 142 << 20, True: lat(1.23, 4.98), TrueRSS: 2 << 20},
+		tui:       tuiResult{PerOpen: ms(15.5), BytesPerOp: 4 << 20, AllocsPerOp: 50326, MaxRSS: 35 << 20},
+	}
+	r.rss.build, r.rss.bare, r.rss.search, r.rss.reconcile, r.rss.tool = 199<<20, 267<<20, 179<<20, 155<<20, 205<<20
+	for i, q := range queries {
+		f := float64(i + 1)
+		r.search.Queries = append(r.search.Queries, searchQuery{query: q, Sessions: lat(f, 2*f), Events: lat(f/2, f), Hits: 20})
+		r.bare.Queries = append(r.bare.Queries, bareQuery{query: q, Sessions: lat(f/2, f), Events: lat(f, 2*f)})
+		r.rg.Queries[q.Name] = lat(500+f, 600+f)
+		r.tool.Queries = append(r.tool.Queries, toolQuery{query: q, Latency: lat(100*f, 150*f), OutputBytes: 1000 * (i + 1), Header: "Session search results (1):"})
+	}
+	var b strings.Builder
+	r.print(&b)
+	goldie.New(t).Assert(t, "report", []byte(b.String()))
+}
