@@ -87,7 +87,10 @@ type searchResult struct {
 type searchQuery struct {
 	query
 	Sessions latency `json:"sessions"`
-	Events   latency `json:"events"`
+	// Workspace is SearchSessions restricted to one workspace's sessions,
+	// as the TUI's /search and the model's session_search ask.
+	Workspace latency `json:"workspace"`
+	Events    latency `json:"events"`
 	// Hits is the size of the first page of sessions (at most 20).
 	Hits int `json:"hits"`
 }
@@ -109,6 +112,14 @@ func partSearch(ctx context.Context, l layout, runs int, logf func(string, ...an
 		return res, err
 	}
 	res.FirstSearch = time.Since(start)
+	page, err := e.ix.SearchSessions(ctx, sessionquery.SessionSearchRequest{Query: queries[0].Text})
+	if err != nil {
+		return res, err
+	}
+	workspace := ""
+	if len(page.Items) > 0 {
+		workspace = page.Items[0].Header.CwdOrEmpty()
+	}
 	for _, q := range queries {
 		logf("%s %q", q.Name, q.Text)
 		sq := searchQuery{query: q}
@@ -125,6 +136,13 @@ func partSearch(ctx context.Context, l layout, runs int, logf func(string, ...an
 		})
 		if err != nil {
 			return res, fmt.Errorf("%s: %w", q.Name, err)
+		}
+		sq.Workspace, err = measure(2, runs, func() error {
+			_, err := e.ix.SearchSessions(ctx, sessionquery.SessionSearchRequest{Query: q.Text, SessionFilters: []sessionquery.SessionFilter{{Kind: sessionquery.KindCwd, NullableValues: []*string{&workspace}}}})
+			return err
+		})
+		if err != nil {
+			return res, fmt.Errorf("%s in one workspace: %w", q.Name, err)
 		}
 		if target != "" { // a small corpus may lack a planted token
 			sq.Events, err = measure(2, runs, func() error {

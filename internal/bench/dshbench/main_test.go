@@ -98,7 +98,7 @@ func TestReportTable(t *testing.T) {
 	r.rss.build, r.rss.bare, r.rss.search, r.rss.reconcile, r.rss.tool = 199<<20, 267<<20, 179<<20, 155<<20, 205<<20
 	for i, q := range queries {
 		f := float64(i + 1)
-		r.search.Queries = append(r.search.Queries, searchQuery{query: q, Sessions: lat(f, 2*f), Events: lat(f/2, f), Hits: 20})
+		r.search.Queries = append(r.search.Queries, searchQuery{query: q, Sessions: lat(f, 2*f), Workspace: lat(3*f, 4*f), Events: lat(f/2, f), Hits: 20})
 		r.bare.Queries = append(r.bare.Queries, bareQuery{query: q, Sessions: lat(f/2, f), Events: lat(f, 2*f)})
 		r.rg.Queries[q.Name] = lat(500+f, 600+f)
 		r.tool.Queries = append(r.tool.Queries, toolQuery{query: q, Latency: lat(100*f, 150*f), OutputBytes: 1000 * (i + 1), Header: "Session search results (1):"})

@@ -76,6 +76,7 @@ func (r *report) print(w io.Writer) {
 			}
 			row(m.name+" "+label, pp(m.dsh), "bare FTS5 "+pp(m.bare), "dsh ÷ bare "+times(m.dsh.P50, m.bare.P50, 2), fmt.Sprintf("dsh %s · bare %s", mb(r.rss.search), mb(r.rss.bare)))
 		}
+		row("SearchSessions "+label+", one workspace", pp(q.Workspace), "", "", mb(r.rss.search))
 		if r.rg.Missing {
 			row("  rg -c -F "+fmt.Sprintf("%q", q.Text), "SearchSessions p50 "+ms(q.Sessions.P50), "rg is not installed on this machine", "rg ÷ dsh -", "")
 		} else {
