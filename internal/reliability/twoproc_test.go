@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -64,7 +65,7 @@ func TestTwoProcessesWriteAndSearchOneHomeWithoutLostOrDuplicatedHits(t *testing
 		tag string
 		in  io.WriteCloser
 		out *bufio.Reader
-		cmd interface{ Wait() error }
+		cmd *exec.Cmd
 	}
 	var procs []proc
 	for _, tags := range [][2]string{{"alpha", "bravo"}, {"bravo", "alpha"}} {
@@ -186,8 +187,10 @@ func writerHelper() error {
 		return err
 	}
 	w := &writer{rt: rt, cwd: cwd, home: home, tag: tag, sum: writerSummary{Tag: tag, Failures: []string{}}, rnd: rand.New(rand.NewPCG(uint64(len(tag)), 7))}
-	deadline := time.Now().Add(dur)
-	for i := 0; time.Now().Before(deadline) || w.sum.PeerChecks == 0; i++ {
+	// Run at least until one check of the other's tokens, but give up
+	// well after the deadline if the other process never writes.
+	deadline, giveUp := time.Now().Add(dur), time.Now().Add(dur+time.Minute)
+	for i := 0; (time.Now().Before(deadline) || w.sum.PeerChecks == 0) && time.Now().Before(giveUp); i++ {
 		if err := w.step(ctx, fmt.Sprintf("%stok%05d", tag, i)); err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/seed-e9b4dba4/dsh/internal/benchcorpus"
@@ -158,6 +159,10 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	logf("TUI…")
 	if rep.tui, err = measureTUI(ctx, tuiTest); err != nil {
 		return err
+	}
+	var self syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &self); err == nil {
+		rep.rssFloor = self.Maxrss * 1024
 	}
 	rep.print(stdout)
 	return nil
