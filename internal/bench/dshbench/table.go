@@ -129,7 +129,7 @@ func (r *report) print(w io.Writer) {
 	peak, part := r.peakRSS()
 	row("peak RSS ≤ 250 MB", fmt.Sprintf("%s (%s)", mb(peak), part), "", verdict(peak <= targetRSS), "")
 	tw.Flush()
-	fmt.Fprintf(w, "\npeak RSS is each child's maxrss, which includes the %s of the process that started it (Linux charges a vfork child with its parent's memory until exec).\n", mb(r.rssFloor))
+	fmt.Fprintf(w, "\npeak RSS is each child's maxrss, which includes up to the %s of the process that started it (Linux charges a vfork child with its parent's memory until exec).\n", mb(r.rssFloor))
 }
 
 // peakRSS is the largest peak of a dsh process (the baselines are not
