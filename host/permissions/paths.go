@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/seed-e9b4dba4/dsh/host/tools"
 )
@@ -81,4 +82,16 @@ func resolveDepth(p string, depth int) string {
 		rest = filepath.Join(filepath.Base(p), rest)
 		p = parent
 	}
+}
+
+// hardLinked reports whether p is an existing regular file with more than
+// one hard link. Symlinks are resolved first (within already checked where
+// they lead).
+func hardLinked(p string) bool {
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && st.Nlink > 1
 }

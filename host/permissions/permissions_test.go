@@ -444,3 +444,29 @@ func TestAPanickingApproverIsAnErrorResult(t *testing.T) {
 		t.Fatalf("got %q", resultText(res))
 	}
 }
+
+// TestHardLinkedFileInsideTheWorkspaceAsksBeforeAWrite pins that a file
+// sharing its inode with a file outside the workspace is not silently
+// writable in accept-edits, while reading it stays free.
+func TestHardLinkedFileInsideTheWorkspaceAsksBeforeAWrite(t *testing.T) {
+	f := newFixture(t, ModeAcceptEdits)
+	outside := filepath.Join(f.out, "secret.txt")
+	if err := os.WriteFile(outside, []byte("outside"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(outside, filepath.Join(f.ws, "linked.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if d := f.svc.Decide(f.call("writer", "linked.txt"), fakeTool("writer", tools.EffectWrite)); d.Kind != tools.Ask || len(d.Outside) != 1 {
+		t.Errorf("write to a hard-linked file: %+v, want ask", d)
+	}
+	if d := f.svc.Decide(f.call("reader", "linked.txt"), fakeTool("reader", tools.EffectRead)); d.Kind != tools.Allow {
+		t.Errorf("read of a hard-linked file: %+v, want allow", d)
+	}
+	if err := os.WriteFile(filepath.Join(f.ws, "plain.txt"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if d := f.svc.Decide(f.call("writer", "plain.txt"), fakeTool("writer", tools.EffectWrite)); d.Kind != tools.Allow {
+		t.Errorf("write to a plain file: %+v, want allow", d)
+	}
+}

@@ -72,6 +72,12 @@ func (s *Service) outside(call *tools.Call, def *tools.Definition) (paths []stri
 	}
 	for _, p := range all {
 		if within(call.Cwd, p) {
+			// A file with other hard links may be the same inode as a file
+			// outside the workspace (a package store, a planted link):
+			// changing it changes that file too, so a write asks.
+			if def.Effect != tools.EffectRead && hardLinked(p) {
+				paths = append(paths, p+" (a hard-linked file, possibly shared with paths outside the workspace)")
+			}
 			continue
 		}
 		trusted := false
