@@ -86,6 +86,11 @@ func (c Config) normalizeEvents(req sessionquery.EventSearchRequest) (eventsRequ
 // spaces and rejects blank or NUL-carrying text. Invalid UTF-8 (for example
 // a lone surrogate decoded leniently) becomes U+FFFD, and so do the two
 // highlight markers, so that a query can never forge one.
+// MaxQueryBytes bounds a normalized query. A phrase query's cost grows with
+// its tokens; a query beyond a few kilobytes is a pasted document, not a
+// search, and would hold the single index connection for seconds.
+const MaxQueryBytes = 8192
+
 func normalizeQuery(q string) (string, error) {
 	q = strings.ToValidUTF8(q, "\uFFFD")
 	q = sessionquery.CollapseJS(q)
@@ -94,6 +99,10 @@ func normalizeQuery(q string) (string, error) {
 	}
 	if strings.ContainsRune(q, 0) {
 		return "", sessionquery.Errorf(sessionquery.CodeInvalidQuery, "session-search query must not contain NUL")
+	}
+	if len(q) > MaxQueryBytes {
+		return "", sessionquery.Errorf(sessionquery.CodeInvalidQuery,
+			"session-search query is too long (%d bytes after collapsing whitespace; at most %d): search for a distinctive part of it", len(q), MaxQueryBytes)
 	}
 	return strings.NewReplacer(string(markStart), "\uFFFD", string(markEnd), "\uFFFD").Replace(q), nil
 }

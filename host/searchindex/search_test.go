@@ -303,10 +303,13 @@ func TestLargeAndHostileQueriesAreData(t *testing.T) {
 	f.live(hdr("s", 1), texts("needle \uFFFD marker"))
 	ctx := context.Background()
 	big := strings.Repeat("needle ", 150_000) // about 1 MB
-	if _, err := f.ix.SearchSessions(ctx, sessionquery.SessionSearchRequest{Query: big}); err != nil {
-		t.Errorf("1 MB query: %v", err)
+	_, err := f.ix.SearchSessions(ctx, sessionquery.SessionSearchRequest{Query: big})
+	wantCode(t, err, sessionquery.CodeInvalidQuery)
+	atLimit := strings.Repeat("x", MaxQueryBytes)
+	if _, err := f.ix.SearchSessions(ctx, sessionquery.SessionSearchRequest{Query: atLimit}); err != nil {
+		t.Errorf("a query of exactly MaxQueryBytes: %v", err)
 	}
-	_, err := f.ix.SearchSessions(ctx, sessionquery.SessionSearchRequest{Query: "a\x00b"})
+	_, err = f.ix.SearchSessions(ctx, sessionquery.SessionSearchRequest{Query: "a\x00b"})
 	wantCode(t, err, sessionquery.CodeInvalidQuery)
 	// A lone surrogate decoded from JSON arrives as U+FFFD; so do the
 	// highlight markers, which can therefore never be forged.

@@ -37,7 +37,7 @@ type Writer struct {
 	closed bool
 	// discarded: the log was removed by Discard; Flush and Close are no-ops.
 	discarded bool
-	buf    []byte
+	buf       []byte
 }
 
 var _ session.Sink = (*Writer)(nil)
