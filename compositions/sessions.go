@@ -133,7 +133,7 @@ func (r *Runtime) agentOptions(live *session.Live, resumed bool) agent.Options {
 		InstructionsMaxBytes: c.Agent.InstructionsMaxBytes,
 		Now:                  r.clock.Now,
 		NewID:                r.NewID,
-		Log:                  r.Log.With("session", id),
+		Log:                  r.Log,
 	}
 }
 
