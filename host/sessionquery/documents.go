@@ -12,8 +12,9 @@ func BuildDocuments(sessionID string, events []session.Event) ([]Document, error
 		return nil, err
 	}
 	docs := []Document{}
+	var x textScanner
 	for _, e := range events {
-		text := ExtractText(e)
+		text := x.text(e)
 		if text == "" {
 			continue
 		}

@@ -19,6 +19,14 @@ import (
 // event types contribute nothing. A payload that does not decode contributes
 // what can be read from it, so one malformed block never hides its siblings.
 func ExtractText(e session.Event) string {
+	var x textScanner
+	return x.text(e)
+}
+
+// extractTextJSON is the reference extractor, decoding with encoding/json:
+// the rules above are spelled out here, and textScanner must agree with it
+// on every payload.
+func extractTextJSON(e session.Event) string {
 	switch e.Type {
 	case session.TypeUserMessage:
 		var m struct {

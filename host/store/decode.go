@@ -40,8 +40,19 @@ func decodeLine(line []byte, next int) ([]session.Event, error) {
 }
 
 // appendLine is decodeLine appending to dst, so that reading a whole log
-// does not allocate a slice per line.
+// does not allocate a slice per line. Ordinary event lines take the
+// one-pass scanner; anything it does not vouch for (packed rows, errors,
+// odd keys) takes the encoding/json path, which decides.
 func appendLine(dst []session.Event, line []byte, next int) ([]session.Event, error) {
+	if e, ok := scanLine(line, next); ok {
+		return append(dst, e), nil
+	}
+	return appendLineJSON(dst, line, next)
+}
+
+// appendLineJSON is the reference decoder: every rule and error message of
+// the line format lives here.
+func appendLineJSON(dst []session.Event, line []byte, next int) ([]session.Event, error) {
 	if !isObject(line) {
 		return dst, errors.New("line is not a JSON object")
 	}

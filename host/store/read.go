@@ -73,7 +73,9 @@ type logData struct {
 // readLog reads the first size bytes of a log. Bytes after the last newline
 // are reported as torn, never decoded. The header's id must be id.
 func readLog(ctx context.Context, r io.ReaderAt, size int64, path, id string) (logData, error) {
-	lr := newLineReader(io.NewSectionReader(r, 0, size), readBufferSize)
+	// Most logs are far smaller than the buffer: a buffer sized to the log
+	// saves zeroing (and collecting) a quarter megabyte per read.
+	lr := newLineReader(io.NewSectionReader(r, 0, size), int(min(size+1, readBufferSize)))
 	var d logData
 	line, err := lr.next()
 	if errors.Is(err, io.EOF) {

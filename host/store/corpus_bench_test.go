@@ -1,0 +1,41 @@
+package store_test
+
+import (
+	"testing"
+
+	"github.com/seed-e9b4dba4/dsh/host/store"
+	"github.com/seed-e9b4dba4/dsh/internal/benchcorpus"
+)
+
+// BenchmarkInspectCorpus reads 100 generated sessions (about 20,000 events
+// of the benchmark corpus's realistic mix) per iteration: the store's share
+// of an index build.
+func BenchmarkInspectCorpus(b *testing.B) {
+	st := store.New(b.TempDir(), store.Options{})
+	opts := benchcorpus.Small
+	opts.Sessions = 100
+	if _, err := benchcorpus.Generate(b.Context(), st, opts); err != nil {
+		b.Fatal(err)
+	}
+	entries, err := st.List(b.Context())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var size int64
+	for _, e := range entries {
+		size += e.Size
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	events := 0
+	for b.Loop() {
+		for _, e := range entries {
+			_, log, err := st.Inspect(b.Context(), e.Header.ID)
+			if err != nil {
+				b.Fatal(err)
+			}
+			events += len(log)
+		}
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+}
