@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/seed-e9b4dba4/dsh/host/llm"
 	"github.com/seed-e9b4dba4/dsh/host/session"
@@ -166,13 +167,23 @@ func appendPacked(dst []session.Event, typ string, env envelope, next int) ([]se
 		if err != nil {
 			return dst, fmt.Errorf("%s row: %w", typ, err)
 		}
-		data, err := session.Marshal(session.AssistantChunk{Turn: *d.Turn, Step: *d.Step, Chunk: chunk})
-		if err != nil {
-			return dst, fmt.Errorf("%s row: %w", typ, err)
-		}
-		dst = append(dst, session.Event{Type: session.TypeAssistantChunk, Seq: next + i, Time: t, Data: data})
+		dst = append(dst, session.Event{Type: session.TypeAssistantChunk, Seq: next + i, Time: t, Data: chunkData(*d.Turn, *d.Step, chunk)})
 	}
 	return dst, nil
+}
+
+// chunkData is session.Marshal(session.AssistantChunk{turn, step, chunk})
+// for a chunk that is already compact encoder output, written directly:
+// marshalling the struct would only validate and copy the chunk again.
+func chunkData(turn, step int, chunk []byte) json.RawMessage {
+	data := make([]byte, 0, len(`{"turn":,"step":,"chunk":}`)+40+len(chunk))
+	data = append(data, `{"turn":`...)
+	data = strconv.AppendInt(data, int64(turn), 10)
+	data = append(data, `,"step":`...)
+	data = strconv.AppendInt(data, int64(step), 10)
+	data = append(data, `,"chunk":`...)
+	data = append(data, chunk...)
+	return append(data, '}')
 }
 
 // intField parses a present, non-null JSON integer (no fraction, no
