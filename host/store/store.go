@@ -57,6 +57,17 @@ type Store struct {
 
 	mu    sync.Mutex
 	paths map[string]string // session id -> log path, a cache re-validated on use
+	// headers caches each listed log's header by path and file identity: a
+	// header line never changes while the file keeps its inode (logs only
+	// grow; a new log is a new file), so a later List stats instead of
+	// opening and parsing every log.
+	headers map[string]cachedHeader
+}
+
+type cachedHeader struct {
+	dev, ino uint64
+	size     int64
+	header   session.Header
 }
 
 // Entry describes one persisted session from its header line and file
@@ -146,6 +157,15 @@ func (s *Store) List(ctx context.Context) ([]Entry, error) {
 	}
 	var out []Entry
 	seen := map[string]string{}
+	s.mu.Lock()
+	prev := s.headers
+	s.mu.Unlock()
+	next := make(map[string]cachedHeader, len(prev))
+	defer func() {
+		s.mu.Lock()
+		s.headers = next
+		s.mu.Unlock()
+	}()
 	for _, slug := range slugs {
 		if !slug.IsDir() {
 			continue
@@ -167,7 +187,7 @@ func (s *Store) List(ctx context.Context) ([]Entry, error) {
 				continue
 			}
 			path := filepath.Join(dir, id, logName)
-			e, err := s.stat(path, id)
+			e, err := s.listStat(path, id, prev, next)
 			var ce *CorruptError
 			switch {
 			case errors.Is(err, fs.ErrNotExist):
@@ -187,6 +207,31 @@ func (s *Store) List(ctx context.Context) ([]Entry, error) {
 		}
 	}
 	return out, nil
+}
+
+// listStat is stat with the header cache: a log whose file identity matches
+// the cached one is only stat-ed.
+func (s *Store) listStat(path, id string, prev, next map[string]cachedHeader) (Entry, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return Entry{}, err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return s.stat(path, id)
+	}
+	// A log that shrank was truncated (a repair, or a rewrite outside the
+	// append-only contract): read its header again.
+	if c, hit := prev[path]; hit && c.dev == uint64(st.Dev) && c.ino == st.Ino && fi.Size() >= c.size && fi.Mode().IsRegular() {
+		c.size = fi.Size()
+		next[path] = c
+		return Entry{Header: c.header.Clone(), Path: path, Revision: s.revision(fi), Size: fi.Size()}, nil
+	}
+	e, err := s.stat(path, id)
+	if err == nil {
+		next[path] = cachedHeader{dev: uint64(st.Dev), ino: st.Ino, size: e.Size, header: e.Header.Clone()}
+	}
+	return e, err
 }
 
 // Stat returns the entry of one session, reading only its first line.

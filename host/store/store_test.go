@@ -314,3 +314,64 @@ func TestLiveSessionPersistsThroughWriter(t *testing.T) {
 		t.Fatalf("the lock was not released by Live.Close: %v", err)
 	}
 }
+
+// TestListRereadsOnlyLogsWhoseFileChanged pins the header cache: a second
+// listing opens no unchanged log, still reports fresh sizes and revisions,
+// and re-reads a log that was replaced by another file.
+func TestListRereadsOnlyLogsWhoseFileChanged(t *testing.T) {
+	var opens int
+	fx := newFixture(t, Options{openFile: func(name string, flag int, perm os.FileMode) (logFile, error) {
+		opens++
+		return os.OpenFile(name, flag, perm)
+	}})
+	w := mustCreate(t, fx.s, testHeader("s-grows"))
+	mustClose(t, mustCreate(t, fx.s, testHeader("s-replaced")))
+	first, err := fx.s.List(t.Context())
+	if err != nil || len(first) != 2 {
+		t.Fatalf("first List: %d entries, %v", len(first), err)
+	}
+	mustAppend(t, w, ev(0, "turn/start", `{"turn":1}`))
+	mustClose(t, w)
+	// Replaced the way every writer of a new log does it: a new file
+	// renamed over the old one.
+	var replacedPath string
+	for _, e := range first {
+		if e.Header.ID == "s-replaced" {
+			replacedPath = e.Path
+		}
+	}
+	tmp := replacedPath + ".new"
+	if err := os.WriteFile(tmp, []byte(strings.Replace(rawHeader("s-replaced"), "1700000000000", "42", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, replacedPath); err != nil {
+		t.Fatal(err)
+	}
+
+	opens = 0
+	second, err := fx.s.List(t.Context())
+	if err != nil || len(second) != 2 {
+		t.Fatalf("second List: %d entries, %v", len(second), err)
+	}
+	if opens != 1 {
+		t.Errorf("second List opened %d logs, want only the replaced one", opens)
+	}
+	for _, e := range second {
+		fi, _ := os.Stat(e.Path)
+		if fi.Size() != e.Size {
+			t.Errorf("%s: size %d, want %d", e.Header.ID, e.Size, fi.Size())
+		}
+		switch e.Header.ID {
+		case "s-grows":
+			for _, f := range first {
+				if f.Header.ID == "s-grows" && f.Revision == e.Revision {
+					t.Error("the grown log kept its revision")
+				}
+			}
+		case "s-replaced":
+			if e.Header.CreatedAt != 42 {
+				t.Errorf("the replaced log's header was served from the cache: %+v", e.Header)
+			}
+		}
+	}
+}
