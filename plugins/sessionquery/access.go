@@ -37,6 +37,23 @@ func (t *toolset) begin(ctx context.Context, c *tools.Call) (*execution, error) 
 	return &execution{ctx: ctx, b: t.b, caller: caller{id: h.ID, header: h, events: events}}, nil
 }
 
+// beginTargeted is begin for the tools that address one session: it also
+// resolves the target (session_id or the caller) and pre-authorizes it.
+func (t *toolset) beginTargeted(ctx context.Context, c *tools.Call, a args) (*execution, string, error) {
+	x, err := t.begin(ctx, c)
+	if err != nil {
+		return nil, "", err
+	}
+	target, err := x.target(a)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := x.authorizeTarget(target); err != nil {
+		return nil, "", err
+	}
+	return x, target, nil
+}
+
 // target is the session_id argument, or the caller when it is omitted.
 func (x *execution) target(a args) (string, error) {
 	id, ok, err := a.str("session_id")

@@ -176,15 +176,8 @@ func (t *toolset) eventSearch(ctx context.Context, c *tools.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	x, err := t.begin(ctx, c)
+	x, target, err := t.beginTargeted(ctx, c, a)
 	if err != nil {
-		return nil, err
-	}
-	target, err := x.target(a)
-	if err != nil {
-		return nil, err
-	}
-	if err := x.authorizeTarget(target); err != nil {
 		return nil, err
 	}
 	q, _, err := a.str("query")
@@ -251,15 +244,8 @@ func (t *toolset) sessionTrace(ctx context.Context, c *tools.Call) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	x, err := t.begin(ctx, c)
+	x, target, err := t.beginTargeted(ctx, c, a)
 	if err != nil {
-		return nil, err
-	}
-	target, err := x.target(a)
-	if err != nil {
-		return nil, err
-	}
-	if err := x.authorizeTarget(target); err != nil {
 		return nil, err
 	}
 	trace, err := call(x.ctx, x.b, opLineageTrace, func(ctx context.Context) (sq.LineageTrace, error) {
@@ -288,15 +274,8 @@ func (t *toolset) eventTrace(ctx context.Context, c *tools.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	x, err := t.begin(ctx, c)
+	x, target, err := t.beginTargeted(ctx, c, a)
 	if err != nil {
-		return nil, err
-	}
-	target, err := x.target(a)
-	if err != nil {
-		return nil, err
-	}
-	if err := x.authorizeTarget(target); err != nil {
 		return nil, err
 	}
 	trace, err := call(x.ctx, x.b, opEventTrace, func(ctx context.Context) (sq.EventTraceObservation, error) {
@@ -332,15 +311,8 @@ func (t *toolset) eventRead(ctx context.Context, c *tools.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	x, err := t.begin(ctx, c)
+	x, target, err := t.beginTargeted(ctx, c, a)
 	if err != nil {
-		return nil, err
-	}
-	target, err := x.target(a)
-	if err != nil {
-		return nil, err
-	}
-	if err := x.authorizeTarget(target); err != nil {
 		return nil, err
 	}
 	window, err := call(x.ctx, x.b, opEventRead, func(ctx context.Context) (sq.EventWindow, error) {
