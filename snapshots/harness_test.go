@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -48,12 +47,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func goTool() string {
-	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
-		return p
-	}
-	return "go"
-}
+// goTool is the go command; go test puts its own toolchain first on PATH.
+func goTool() string { return "go" }
 
 // repoRoot is the module root: this package lives one level below it.
 func repoRoot() string {

@@ -27,14 +27,13 @@ change.`,
 // progress reports a long operation on w: a bar redrawn in place on a
 // terminal, or (when lines is set) a plain line every tenth otherwise.
 type progress struct {
-	w      io.Writer
-	label  string
-	tty    bool
-	lines  bool
-	last   time.Time
-	step   int // last tenth printed as a plain line
-	drawn  bool
-	prefix string
+	w     io.Writer
+	label string
+	tty   bool
+	lines bool
+	last  time.Time
+	step  int // last tenth printed as a plain line
+	drawn bool
 }
 
 func newProgress(w io.Writer, label string) *progress {

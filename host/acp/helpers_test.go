@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -34,8 +33,6 @@ type call func(ctx context.Context, yield func(llm.Chunk) error) error
 type fakeProvider struct {
 	mu    sync.Mutex
 	calls []call
-	// started is signalled when a call starts (buffered, never blocks).
-	started chan struct{}
 }
 
 func (p *fakeProvider) Name() string { return "fake" }
@@ -625,15 +622,6 @@ func errorOf(t *testing.T, frame map[string]any) (float64, string) {
 		t.Fatalf("frame is not an error: %v", frame)
 	}
 	return e["code"].(float64), e["message"].(string)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if strings.Contains(x, s) {
-			return true
-		}
-	}
-	return false
 }
 
 func textDelta(s string) llm.Chunk {

@@ -454,15 +454,6 @@ func (h *harness) checkLog() {
 	}
 }
 
-// types lists event types from seq from on.
-func types(events []session.Event) []string {
-	out := make([]string, len(events))
-	for i, e := range events {
-		out[i] = e.Type
-	}
-	return out
-}
-
 // compact renders a type list with runs of assistant/chunk collapsed, so an
 // expected sequence reads like host.md §2.7.
 func compactTypes(events []session.Event) []string {

@@ -9,10 +9,12 @@ import (
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 )
 
+type callerKey struct{}
+
 func TestSearchPassesOneContextToEveryBackendCall(t *testing.T) {
 	f, fake := newFakeFixture(t)
 	fake.put(hdr("p", 1), "r1", texts("needle"))
-	ctx := context.WithValue(context.Background(), struct{}{}, "caller")
+	ctx := context.WithValue(context.Background(), callerKey{}, "caller")
 	if _, err := f.ix.SearchSessions(ctx, sessionquery.SessionSearchRequest{Query: "needle"}); err != nil {
 		t.Fatal(err)
 	}

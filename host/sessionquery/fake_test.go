@@ -196,6 +196,4 @@ func rawJSONMust(s string) []byte { return []byte(s) }
 
 func ids(records []SessionRecord) []string { return recordIDs(records) }
 
-func sameCtx(a, b context.Context) bool { return a == b }
-
 func equalIDs(got []string, want ...string) bool { return slices.Equal(got, want) }

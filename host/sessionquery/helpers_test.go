@@ -1,7 +1,6 @@
 package sessionquery
 
 import (
-	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -100,12 +99,3 @@ func wantError(t testing.TB, err error, code, message string) {
 }
 
 func ptr[T any](v T) *T { return &v }
-
-func rawJSON(t testing.TB, v any) json.RawMessage {
-	t.Helper()
-	b, err := session.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}

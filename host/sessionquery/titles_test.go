@@ -122,10 +122,9 @@ func TestTitleBatchDedupesListsOnceAndKeepsInputOrder(t *testing.T) {
 // gatedInspections makes every inspection announce itself and wait for its
 // own release.
 type gatedInspections struct {
-	mu       sync.Mutex
-	started  []string
-	release  map[string]chan struct{}
-	finished []string
+	mu      sync.Mutex
+	started []string
+	release map[string]chan struct{}
 }
 
 func newGate(ids []string) *gatedInspections {

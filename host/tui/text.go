@@ -118,15 +118,6 @@ func lineOf(cells []cell) line {
 	return out
 }
 
-// lineWidth is the display width of already sanitized line text.
-func lineWidth(l line) int {
-	w := 0
-	for _, sp := range l {
-		w += uniseg.StringWidth(sp.text)
-	}
-	return w
-}
-
 // wrapCells breaks cells into rows of at most width columns. Word wrap
 // breaks after the last space that fits; hard wrap (code, tool output)
 // breaks anywhere. Rows after the first start with cont.

@@ -4,7 +4,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -13,7 +12,7 @@ import (
 // every figure; the figures themselves are not asserted.
 func TestDriverMeasuresAColdStart(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "dsh")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, "./cmd/dsh")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/dsh")
 	build.Dir = filepath.Join("..", "..")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
 )
@@ -61,11 +60,8 @@ func dshBinary(t *testing.T) string {
 			return
 		}
 		dshBin = filepath.Join(binDir, "dsh")
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if _, err := os.Stat(goTool); err != nil {
-			goTool = "go"
-		}
-		cmd := exec.Command(goTool, "build", "-o", dshBin, "./cmd/dsh")
+		// go test puts its own toolchain first on PATH.
+		cmd := exec.Command("go", "build", "-o", dshBin, "./cmd/dsh")
 		cmd.Dir = filepath.Join("..", "..")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build ./cmd/dsh: %w\n%s", err, out)

@@ -239,7 +239,6 @@ func TestNestedDeadlinesEachReportOnlyTheirOwn(t *testing.T) {
 	t.Run("outer deadline with another code reads as a cancellation", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			h := newBareHost(t)
-			type turnBudget struct{ error }
 			h.reg.Execute.Use(func(ctx context.Context, call *tools.Call, next hook.Next[*tools.Call, tools.Result]) tools.Result {
 				ctx, cancel := context.WithTimeoutCause(ctx, 300*time.Millisecond, &TimeoutReason{Code: "TURN_BUDGET", Timeout: 300 * time.Millisecond})
 				defer cancel()

@@ -72,17 +72,8 @@ func moduleRoot() (string, error) {
 	}
 }
 
-func goTool() string {
-	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
-		return p
-	}
-	return "go"
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
+// goTool is the go command; go run puts its own toolchain first on PATH.
+func goTool() string { return "go" }
 
 // buildBinaries builds dsh and the host/tui test binary (whose benchmark
 // opens a 10,000-event session) into dir.

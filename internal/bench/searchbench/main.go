@@ -129,11 +129,8 @@ func corpus(ctx context.Context, st *store.Store, dir, preset string, logf func(
 // corpusInfo is what the benchmark needs to know about the corpus.
 type corpusInfo struct {
 	sessions int
-	events   int
 	bytes    int64
 	root     string
-	// sample is a session used for SearchEvents and the live overlay.
-	sample string
 }
 
 func describe(ctx context.Context, st *store.Store, entries []store.Entry) (corpusInfo, error) {
