@@ -51,6 +51,15 @@ func newRuntime(t *testing.T, kind Kind, cfg *config.Config) *Runtime {
 	return rt
 }
 
+// promptAndWait sends text to a and waits until the turn is over.
+func promptAndWait(t *testing.T, rt *Runtime, a *agent.Agent, text string) {
+	t.Helper()
+	a.Followup(agent.UserText(text, rt.NewID()))
+	if err := a.WhenIdle(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func toolNames(rt *Runtime) string {
 	var names []string
 	for _, s := range rt.Tools.Schemas() {
@@ -86,10 +95,7 @@ func TestNewSessionPersistsAndResumeContinuesTheLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := a.ID()
-	a.Followup(agent.UserText("hello", rt.NewID()))
-	if err := a.WhenIdle(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	promptAndWait(t, rt, a, "hello")
 	if err := rt.CloseSession(a); err != nil {
 		t.Fatal(err)
 	}
@@ -101,10 +107,7 @@ func TestNewSessionPersistsAndResumeContinuesTheLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.Followup(agent.UserText("again", rt.NewID()))
-	if err := b.WhenIdle(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	promptAndWait(t, rt, b, "again")
 	_, events := b.Session().Snapshot()
 	var reasons, answers []string
 	for _, e := range events {
@@ -136,10 +139,7 @@ func TestForkSeedsAChildInTheSameWorkspace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.Followup(agent.UserText("hello", rt.NewID()))
-	if err := a.WhenIdle(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	promptAndWait(t, rt, a, "hello")
 	child, err := rt.ForkSession(t.Context(), a.ID(), session.ForkLatest)
 	if err != nil {
 		t.Fatal(err)
@@ -184,10 +184,7 @@ func TestRuntimeContextNamesWorkspaceDateAndMode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.Followup(agent.UserText("hi", rt.NewID()))
-	if err := a.WhenIdle(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	promptAndWait(t, rt, a, "hi")
 	req := string(srv.Requests()[0])
 	for _, want := range []string{"Working directory: " + cwd + ". Today's date: 2023-11-14.", "accept-edits"} {
 		if !strings.Contains(req, want) {
@@ -223,10 +220,7 @@ func TestFullTextSearchFindsAPriorSessionAndOpenAtNeverDisablesIt(t *testing.T) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.Followup(agent.UserText("tell me about quokkas", rt.NewID()))
-	if err := a.WhenIdle(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	promptAndWait(t, rt, a, "tell me about quokkas")
 	if err := rt.CloseSession(a); err != nil {
 		t.Fatal(err)
 	}
