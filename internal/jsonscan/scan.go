@@ -86,66 +86,14 @@ func object(b []byte, i, depth int) (int, bool) {
 	if depth > MaxDepth {
 		return i, false
 	}
-	j := SkipSpace(b, i+1)
-	if j < len(b) && b[j] == '}' {
-		return j + 1, true
-	}
-	for {
-		if j >= len(b) || b[j] != '"' {
-			return j, false
-		}
-		end, _, ok := String(b, j)
-		if !ok {
-			return end, false
-		}
-		j = SkipSpace(b, end)
-		if j >= len(b) || b[j] != ':' {
-			return j, false
-		}
-		if j, ok = value(b, SkipSpace(b, j+1), depth); !ok {
-			return j, false
-		}
-		j = SkipSpace(b, j)
-		if j >= len(b) {
-			return j, false
-		}
-		switch b[j] {
-		case ',':
-			j = SkipSpace(b, j+1)
-		case '}':
-			return j + 1, true
-		default:
-			return j, false
-		}
-	}
+	return Object(b, i, func(_ []byte, _ StrFlags, v int) (int, bool) { return value(b, v, depth) })
 }
 
 func array(b []byte, i, depth int) (int, bool) {
 	if depth > MaxDepth {
 		return i, false
 	}
-	j := SkipSpace(b, i+1)
-	if j < len(b) && b[j] == ']' {
-		return j + 1, true
-	}
-	for {
-		var ok bool
-		if j, ok = value(b, j, depth); !ok {
-			return j, false
-		}
-		j = SkipSpace(b, j)
-		if j >= len(b) {
-			return j, false
-		}
-		switch b[j] {
-		case ',':
-			j = SkipSpace(b, j+1)
-		case ']':
-			return j + 1, true
-		default:
-			return j, false
-		}
-	}
+	return Array(b, i, func(v int) (int, bool) { return value(b, v, depth) })
 }
 
 // Number validates the number starting at b[i] and returns the index just
