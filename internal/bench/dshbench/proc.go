@@ -12,8 +12,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/seed-e9b4dba4/dsh/internal/bench"
 )
 
 // measured is a finished child process.
@@ -35,23 +36,11 @@ func runMeasured(ctx context.Context, bin string, args, env []string, dir string
 	cmd.Stderr = stderr
 	start := time.Now()
 	err := cmd.Run()
-	m := measured{stdout: out.Bytes(), wall: time.Since(start), maxRSS: maxRSS(cmd.ProcessState)}
+	m := measured{stdout: out.Bytes(), wall: time.Since(start), maxRSS: bench.MaxRSS(cmd.ProcessState)}
 	if err != nil {
 		return m, fmt.Errorf("%s %s: %w", filepath.Base(bin), strings.Join(args, " "), err)
 	}
 	return m, nil
-}
-
-// maxRSS is a finished process's peak resident set in bytes (Linux reports
-// KiB).
-func maxRSS(ps *os.ProcessState) int64 {
-	if ps == nil {
-		return 0
-	}
-	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-		return ru.Maxrss * 1024
-	}
-	return 0
 }
 
 // moduleRoot finds the directory of go.mod from the working directory up.

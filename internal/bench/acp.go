@@ -1,0 +1,182 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ColdStart is one cold start of `dsh acp`, each step timed from the end of
+// the one before it (Initialize from process start).
+type ColdStart struct {
+	Initialize time.Duration // start to the initialize response
+	NewSession time.Duration // session/new answered
+	FirstChunk time.Duration // prompt sent to its first agent_message_chunk
+	// StartToFirstChunk is process start to that first chunk.
+	StartToFirstChunk time.Duration
+	Prompt            time.Duration // prompt sent to its response
+	Exit              time.Duration // stdin closed to a clean exit
+	MaxRSS            int64         // the process's peak resident set, bytes
+}
+
+// ColdStartOptions configures ACPColdStart.
+type ColdStartOptions struct {
+	Bin string
+	// Home is the dsh home; empty means a fresh temporary one.
+	Home string
+	// BaseURL is an OpenAI-compatible endpoint (a local fake server).
+	BaseURL string
+	// Prompt also opens a session and sends one prompt; otherwise only
+	// initialize is timed.
+	Prompt bool
+}
+
+const initializeLine = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false}}}`
+
+// ACPColdStart starts `dsh acp` in a fresh workspace, drives it as an editor
+// would and returns the timings. Stdout must carry frames only: any other
+// line fails the run.
+func ACPColdStart(ctx context.Context, o ColdStartOptions) (ColdStart, error) {
+	var s ColdStart
+	root, err := os.MkdirTemp("", "dsh-coldstart-")
+	if err != nil {
+		return s, err
+	}
+	defer os.RemoveAll(root)
+	cwd, home := filepath.Join(root, "ws"), o.Home
+	if home == "" {
+		home = filepath.Join(root, "home")
+	}
+	for _, d := range []string{home, cwd} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return s, err
+		}
+	}
+	cmd := exec.CommandContext(ctx, o.Bin, "acp", "--home", home,
+		"--set", "llm.provider=openai", "--set", "llm.base_url="+o.BaseURL,
+		"--set", "llm.api_key=not-a-real-key", "--set", "log.level=warn")
+	cmd.Dir = cwd
+	cmd.Env = []string{"HOME=" + root, "PATH=" + os.Getenv("PATH")}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return s, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return s, err
+	}
+	r := bufio.NewReaderSize(out, 1<<20)
+	fail := func(err error) (ColdStart, error) {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return s, fmt.Errorf("%w; stderr:\n%s", err, stderr.String())
+	}
+	send := func(line string) error {
+		_, err := io.WriteString(in, line+"\n")
+		return err
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return s, err
+	}
+	if err := send(initializeLine); err != nil {
+		return fail(err)
+	}
+	if _, err := await(r, 1, nil, start); err != nil {
+		return fail(err)
+	}
+	s.Initialize = time.Since(start)
+	if o.Prompt {
+		t := time.Now()
+		if err := send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, cwd)); err != nil {
+			return fail(err)
+		}
+		raw, err := await(r, 2, nil, t)
+		if err != nil {
+			return fail(err)
+		}
+		var created struct {
+			SessionID string `json:"sessionId"`
+		}
+		if err := json.Unmarshal(raw, &created); err != nil || created.SessionID == "" {
+			return fail(fmt.Errorf("session/new answered %s", raw))
+		}
+		s.NewSession = time.Since(t)
+		t = time.Now()
+		if err := send(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"ping"}]}}`, created.SessionID)); err != nil {
+			return fail(err)
+		}
+		if _, err := await(r, 3, &s.FirstChunk, t); err != nil {
+			return fail(err)
+		}
+		if s.FirstChunk == 0 {
+			return fail(errors.New("the prompt streamed no agent_message_chunk"))
+		}
+		s.StartToFirstChunk = t.Sub(start) + s.FirstChunk
+		s.Prompt = time.Since(t)
+	}
+	t := time.Now()
+	_ = in.Close()
+	if err := cmd.Wait(); err != nil {
+		return s, fmt.Errorf("dsh acp exited with %v; stderr:\n%s", err, stderr.String())
+	}
+	s.Exit = time.Since(t)
+	s.MaxRSS = MaxRSS(cmd.ProcessState)
+	return s, nil
+}
+
+// await reads frames until the response to id and returns its result,
+// noting when the first agent_message_chunk arrived.
+func await(r *bufio.Reader, id int, chunk *time.Duration, since time.Time) (json.RawMessage, error) {
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return nil, fmt.Errorf("reading frames: %w", err)
+		}
+		var f struct {
+			ID     *int            `json:"id"`
+			Method string          `json:"method"`
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
+			Params struct {
+				Update struct {
+					SessionUpdate string `json:"sessionUpdate"`
+				} `json:"update"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal([]byte(line), &f); err != nil {
+			return nil, fmt.Errorf("stdout carried a line that is not a frame: %q", line)
+		}
+		if chunk != nil && *chunk == 0 && f.Params.Update.SessionUpdate == "agent_message_chunk" {
+			*chunk = time.Since(since)
+		}
+		if f.ID != nil && *f.ID == id && f.Method == "" {
+			if f.Error != nil {
+				return nil, fmt.Errorf("request %d failed: %s", id, f.Error)
+			}
+			return f.Result, nil
+		}
+	}
+}
+
+// MaxRSS is a finished process's peak resident set in bytes (0 if unknown).
+func MaxRSS(ps *os.ProcessState) int64 {
+	if ps == nil {
+		return 0
+	}
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		return ru.Maxrss * 1024
+	}
+	return 0
+}
