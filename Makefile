@@ -69,7 +69,8 @@ snapshots:
 # reconciliation, session_search, ACP cold start, TUI open, peak RSS.
 # BENCH_PRESET=small is a quick check (1,000 sessions); large is 10,000
 # sessions, ~2M events. Set BENCH_CORPUS_DIR to keep and reuse the corpus.
-# Never run in CI. The search engine alone: go run ./internal/bench/searchbench.
+# Never run in CI. One part alone (build, bare, search, reconcile, tool) as
+# JSON: BENCH_ARGS="-dir DIR -part build".
 BENCH_PRESET ?= large
 BENCH_ARGS ?=
 
