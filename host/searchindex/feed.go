@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 	"github.com/seed-e9b4dba4/dsh/host/store"
 )
@@ -37,6 +36,9 @@ type ChangeFeed interface {
 // persistence backend, with the store's change journal as its ChangeFeed.
 // Mount it on the service (Service.Mount) for search to follow the journal.
 type StorePersistence struct {
+	// Persistence is the service's own store adapter (List, Inspect,
+	// IsCorrupt); this type adds the feed.
+	sessionquery.Persistence
 	st *store.Store
 }
 
@@ -46,34 +48,12 @@ var (
 )
 
 // NewStorePersistence wraps st.
-func NewStorePersistence(st *store.Store) *StorePersistence { return &StorePersistence{st: st} }
+func NewStorePersistence(st *store.Store) *StorePersistence {
+	return &StorePersistence{Persistence: sessionquery.StorePersistence(st), st: st}
+}
 
 // Store returns the wrapped store.
 func (p *StorePersistence) Store() *store.Store { return p.st }
-
-// List returns every persisted session's header and revision.
-func (p *StorePersistence) List(ctx context.Context) ([]sessionquery.PersistedSnapshot, error) {
-	entries, err := p.st.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]sessionquery.PersistedSnapshot, len(entries))
-	for i, e := range entries {
-		out[i] = sessionquery.PersistedSnapshot{Header: e.Header, Revision: e.Revision}
-	}
-	return out, nil
-}
-
-// Inspect reads a whole log without repairing it.
-func (p *StorePersistence) Inspect(ctx context.Context, id string) (session.Header, []session.Event, error) {
-	return p.st.Inspect(ctx, id)
-}
-
-// IsCorrupt reports a log that cannot be read without losing data.
-func (p *StorePersistence) IsCorrupt(err error) bool {
-	var ce *store.CorruptError
-	return errors.As(err, &ce)
-}
 
 // FeedSource is the sessions root.
 func (p *StorePersistence) FeedSource() string { return p.st.Root() }
