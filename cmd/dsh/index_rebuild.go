@@ -21,7 +21,7 @@ any time: what was indexed stays, and the next search finishes the job.`,
 			if err != nil {
 				return err
 			}
-			defer env.close()
+			defer env.Close()
 			ix, err := env.index()
 			if err != nil {
 				return err

@@ -21,7 +21,7 @@ dsh index rebuild, which starts from scratch.`,
 			if err != nil {
 				return err
 			}
-			defer env.close()
+			defer env.Close()
 			ix, err := env.index()
 			if err != nil {
 				return err

@@ -12,11 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/seed-e9b4dba4/dsh/compositions"
 	"github.com/seed-e9b4dba4/dsh/host/config"
 	"github.com/seed-e9b4dba4/dsh/host/searchindex"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
-	"github.com/seed-e9b4dba4/dsh/host/store"
 )
 
 func newSessionsCmd(g *globals) *cobra.Command {
@@ -34,14 +34,11 @@ date by itself; dsh index status and dsh index rebuild manage it.`,
 	return cmd
 }
 
-// queryEnv is the session-query service over the store, with the search
-// index when the configuration enables it: what the sessions and index
-// commands read from. It has no live sessions.
+// queryEnv is the persisted-session catalog (service, store, index) the
+// sessions and index commands read from, with the workspace they run in.
 type queryEnv struct {
+	*compositions.Catalog
 	cfg *config.Config
-	st  *store.Store
-	svc *sessionquery.Service
-	ix  *searchindex.Index // nil when session_query.open_at is "never"
 	cwd string
 }
 
@@ -54,33 +51,11 @@ func (g *globals) openQuery() (*queryEnv, error) {
 	if err != nil {
 		return nil, err
 	}
-	sq := cfg.SessionQuery
-	svc, err := sessionquery.New(sessionquery.Config{
-		ReadWindowMax:               sq.ReadWindowMax,
-		PersistedInspectConcurrency: sq.PersistedInspectConcurrency,
-	}, session.NewRegistry())
+	cat, err := compositions.OpenCatalog(cfg)
 	if err != nil {
 		return nil, err
 	}
-	st := store.New(cfg.Sessions.Dir, store.Options{})
-	svc.Mount(searchindex.NewStorePersistence(st))
-	env := &queryEnv{cfg: cfg, st: st, svc: svc, cwd: filepath.Clean(cwd)}
-	icfg := searchindex.ConfigFrom(sq)
-	if icfg.OpenAt != searchindex.OpenAtNever {
-		// The CLI opens the index when a command first needs it.
-		icfg.OpenAt = searchindex.OpenAtFirstSearch
-		if env.ix, err = searchindex.New(icfg, svc, searchindex.Options{}); err != nil {
-			return nil, err
-		}
-	}
-	return env, nil
-}
-
-func (e *queryEnv) close() error {
-	if e.ix == nil {
-		return nil
-	}
-	return e.ix.Close()
+	return &queryEnv{Catalog: cat, cfg: cfg, cwd: filepath.Clean(cwd)}, nil
 }
 
 // errIndexDisabled explains a search or index command under open_at never.
@@ -88,10 +63,10 @@ var errIndexDisabled = errors.New(`session search is disabled: session_query.ope
 	`set it to "startup" (e.g. --set session_query.open_at=startup) to use the index`)
 
 func (e *queryEnv) index() (*searchindex.Index, error) {
-	if e.ix == nil {
+	if e.Index == nil {
 		return nil, errIndexDisabled
 	}
-	return e.ix, nil
+	return e.Index, nil
 }
 
 // inWorkspace reports whether h belongs to the current workspace.
@@ -102,12 +77,12 @@ func (e *queryEnv) inWorkspace(h session.Header) bool {
 // scope checks that id is a session this command may show: one of the
 // workspace's unless all is set. It returns the session's record.
 func (e *queryEnv) scope(ctx context.Context, id string, all bool) (sessionquery.SessionRecord, error) {
-	recs, err := e.svc.FilterSessions(ctx, []sessionquery.SessionFilter{{Kind: sessionquery.KindID, Values: []string{id}}})
+	recs, err := e.Query.FilterSessions(ctx, []sessionquery.SessionFilter{{Kind: sessionquery.KindID, Values: []string{id}}})
 	if err != nil {
 		return sessionquery.SessionRecord{}, err
 	}
 	if len(recs) == 0 {
-		return sessionquery.SessionRecord{}, fmt.Errorf("no session %q under %s; dsh sessions list --all-workspaces shows every session", id, e.st.Root())
+		return sessionquery.SessionRecord{}, fmt.Errorf("no session %q under %s; dsh sessions list --all-workspaces shows every session", id, e.Store.Root())
 	}
 	if !all && !e.inWorkspace(recs[0].Header) {
 		return sessionquery.SessionRecord{}, fmt.Errorf("session %q belongs to workspace %s, not %s; pass --all-workspaces to read it anyway",
@@ -130,7 +105,7 @@ func (e *queryEnv) titles(ctx context.Context, ids []string) map[string]string {
 	if len(ids) == 0 {
 		return out
 	}
-	results, err := e.svc.ReadTitleSnapshots(ctx, ids)
+	results, err := e.Query.ReadTitleSnapshots(ctx, ids)
 	if err != nil {
 		return out
 	}

@@ -42,13 +42,13 @@ and find its title, so --limit (default 50, 0 for all) bounds the work.`,
 			if err != nil {
 				return err
 			}
-			defer env.close()
+			defer env.Close()
 			ctx := cmd.Context()
 			var filters []sessionquery.SessionFilter
 			if !all {
 				filters = append(filters, sessionquery.SessionFilter{Kind: sessionquery.KindCwd, NullableValues: []*string{&env.cwd}})
 			}
-			recs, err := env.svc.FilterSessions(ctx, filters)
+			recs, err := env.Query.FilterSessions(ctx, filters)
 			if err != nil {
 				return err
 			}
@@ -61,7 +61,7 @@ and find its title, so --limit (default 50, 0 for all) bounds the work.`,
 			for _, r := range recs {
 				row := listedSession{ID: r.Header.ID, CreatedAt: isoTime(r.Header.CreatedAt), Cwd: r.Header.Cwd,
 					ParentSession: r.Header.ParentSession, created: r.Header.CreatedAt}
-				snap, err := env.svc.ReadSession(ctx, r.Header.ID)
+				snap, err := env.Query.ReadSession(ctx, r.Header.ID)
 				if err != nil {
 					row.Error = err.Error()
 				} else {

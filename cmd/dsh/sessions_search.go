@@ -85,7 +85,7 @@ progress bar on a terminal.`,
 			if err != nil {
 				return err
 			}
-			defer env.close()
+			defer env.Close()
 			ix, err := env.index()
 			if err != nil {
 				return err

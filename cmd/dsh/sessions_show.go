@@ -29,18 +29,18 @@ the stored events themselves.`,
 			if err != nil {
 				return err
 			}
-			defer env.close()
+			defer env.Close()
 			ctx := cmd.Context()
 			rec, err := env.scope(ctx, args[0], all)
 			if err != nil {
 				return err
 			}
-			snap, err := env.svc.ReadSession(ctx, rec.Header.ID)
+			snap, err := env.Query.ReadSession(ctx, rec.Header.ID)
 			if err != nil {
 				return err
 			}
 			if events {
-				records, err := env.svc.ListEvents(ctx, rec.Header.ID)
+				records, err := env.Query.ListEvents(ctx, rec.Header.ID)
 				if err != nil {
 					return err
 				}

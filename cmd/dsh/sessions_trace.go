@@ -24,12 +24,12 @@ creation time and title. The session itself is marked with *.`,
 			if err != nil {
 				return err
 			}
-			defer env.close()
+			defer env.Close()
 			ctx := cmd.Context()
 			if _, err := env.scope(ctx, args[0], all); err != nil {
 				return err
 			}
-			tr, err := env.svc.TraceSession(ctx, args[0])
+			tr, err := env.Query.TraceSession(ctx, args[0])
 			if err != nil {
 				return err
 			}
