@@ -224,7 +224,7 @@ func (t *translator) toolResult(e session.Event, live bool) []sdk.SessionUpdate 
 		if live && !failed {
 			diff = oc.view.Diff
 		}
-		if def, ok := t.reg.Get(oc.call.Name); ok && def.PresentResult != nil {
+		if def, ok := t.reg.For(oc.call); ok && def.PresentResult != nil {
 			res := tools.Result{IsError: failed, Content: block.Content}
 			if d.Error != nil {
 				res.Error = &tools.ErrorInfo{Name: d.Error.Name, Code: d.Error.Code, Message: text}
@@ -291,7 +291,7 @@ func (t *translator) failOpen(reason string) []sdk.SessionUpdate {
 // present is the tool's card for call, or a generic one for a tool that has
 // none (or is unknown).
 func present(reg *tools.Registry, call *tools.Call) *tools.CallView {
-	if def, ok := reg.Get(call.Name); ok && def.PresentCall != nil {
+	if def, ok := reg.For(call); ok && def.PresentCall != nil {
 		if v := def.PresentCall(call); v != nil {
 			if v.Kind == "" {
 				v.Kind = tools.KindOther

@@ -168,7 +168,7 @@ func (a *Agent) dispatch(ctx context.Context, s *slot, i int, done chan<- int) {
 }
 
 func (a *Agent) sideEffecting(call *tools.Call) bool {
-	d, ok := a.opts.Tools.Get(call.Name)
+	d, ok := a.opts.Tools.For(call)
 	return ok && d.Effect != tools.EffectRead
 }
 

@@ -200,7 +200,7 @@ func (a *Agent) assemble() (*stepPlan, error) {
 		}
 	}
 	if a.opts.Tools != nil {
-		plan.tools = a.opts.Tools.Schemas()
+		plan.tools = a.opts.Tools.SchemasFor(a.live.ID())
 		plan.toolsRaw = make([]json.RawMessage, len(plan.tools))
 		for i, s := range plan.tools {
 			raw, err := session.Marshal(s)

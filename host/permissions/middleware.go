@@ -20,7 +20,7 @@ func (s *Service) Install() (remove func()) {
 // always" answers are remembered.
 func (s *Service) Middleware() hook.Middleware[*tools.Call, tools.PreDecision] {
 	return func(ctx context.Context, call *tools.Call, next hook.Next[*tools.Call, tools.PreDecision]) tools.PreDecision {
-		def, ok := s.reg.Get(call.Name)
+		def, ok := s.reg.For(call)
 		if !ok {
 			return next(ctx, call)
 		}
@@ -78,7 +78,7 @@ func (s *Service) approve(ctx context.Context, call *tools.Call, d Decision, dow
 
 // suggestedMode names the least permissive mode that would run the call.
 func suggestedMode(call *tools.Call, s *Service, d Decision) Mode {
-	def, ok := s.reg.Get(call.Name)
+	def, ok := s.reg.For(call)
 	if ok && def.Effect == tools.EffectWrite && len(d.Outside) == 0 {
 		return ModeAcceptEdits
 	}

@@ -4,6 +4,10 @@
 // wrappers that may replace only the cancellation context), post-execute
 // (accept / replace content or value / block), finalize and result observers.
 //
+// Most tools are seen by every session; a session tool (Definition.Session,
+// e.g. one of the session's MCP servers) is listed in and reachable from
+// that session only, and callers holding a call find definitions with For.
+//
 // Plugins register tools and middlewares and keep the removers for their
 // disposer. The agent loop drives the pipeline through Prepare, Dispatch and
 // Finish so that pre- and post-execute run in model order while only dispatch

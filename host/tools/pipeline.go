@@ -77,7 +77,7 @@ func (r *Registry) Prepare(ctx context.Context, call *Call) *Prepared {
 	p := &Prepared{call: call, token: r.tokens.Add(1)}
 	// The definition is captured before the abort check so that even a
 	// pre-dispatch abort goes through its FinalizeContent.
-	e, ok := r.lookup(call.Name)
+	e, ok := r.lookup(callSession(call), call.Name)
 	p.entry = e
 	if ctx.Err() != nil {
 		return p.settle(stageFinal, aborted(false, nil))
@@ -85,7 +85,7 @@ func (r *Registry) Prepare(ctx context.Context, call *Call) *Prepared {
 	if !ok {
 		return p.settle(stagePost, unknownTool(call.Name))
 	}
-	if v := e.def.Parameters.Validate(call.Args); len(v) > 0 {
+	if v := e.def.validate(call.Args); len(v) > 0 {
 		return p.settle(stagePost, invalidArgs(v))
 	}
 	return r.gate(ctx, p)
@@ -201,12 +201,12 @@ func (r *Registry) contain(what, code string, call *Call, fn func()) (failed Res
 // unknown tool, a missing classifier, invalid arguments or a panicking
 // classifier all mean Exclusive, the safe default.
 func (r *Registry) ExecutionMode(call *Call) (mode Mode) {
-	e, ok := r.lookup(call.Name)
+	e, ok := r.lookup(callSession(call), call.Name)
 	if !ok || e.def.ConcurrencySafe == nil {
 		return Exclusive
 	}
 	call = withArgs(call)
-	if len(e.def.Parameters.Validate(call.Args)) > 0 {
+	if len(e.def.validate(call.Args)) > 0 {
 		return Exclusive
 	}
 	defer func() {

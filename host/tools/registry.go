@@ -55,7 +55,9 @@ func NewRegistry(log *slog.Logger) *Registry {
 	return &Registry{log: log, defs: map[string]*entry{}}
 }
 
-// Register adds d. Duplicate names and invalid definitions are errors.
+// Register adds d. Duplicate names and invalid definitions are errors; a
+// session tool (Definition.Session) may not share a name with a tool every
+// session sees, nor with another tool of its session.
 func (r *Registry) Register(d *Definition) (remove func(), err error) {
 	if d == nil || d.Name == "" {
 		return nil, fmt.Errorf("tool definition needs a name")
@@ -69,6 +71,9 @@ func (r *Registry) Register(d *Definition) (remove func(), err error) {
 	if d.Timeout < 0 {
 		return nil, fmt.Errorf("tool %q: timeout must be positive", d.Name)
 	}
+	if len(d.RawParameters) > 0 && (d.Parameters != nil || d.ValidateArgs == nil) {
+		return nil, fmt.Errorf("tool %q: a raw parameter schema needs ValidateArgs and no Parameters", d.Name)
+	}
 	if err := d.Parameters.check(); err != nil {
 		return nil, fmt.Errorf("tool %q: parameter schema: %w", d.Name, err)
 	}
@@ -77,55 +82,96 @@ func (r *Registry) Register(d *Definition) (remove func(), err error) {
 		return nil, fmt.Errorf("tool %q: output schema: %w", d.Name, err)
 	}
 	e := &entry{def: d, output: output}
+	key := defKey(d.Session, d.Name)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, dup := r.defs[d.Name]; dup {
+	if _, dup := r.defs[key]; dup {
 		return nil, fmt.Errorf("tool %q is already registered", d.Name)
 	}
-	r.defs[d.Name] = e
+	if _, dup := r.defs[defKey("", d.Name)]; dup && d.Session != "" {
+		return nil, fmt.Errorf("tool %q is already registered for every session", d.Name)
+	}
+	r.defs[key] = e
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			r.mu.Lock()
 			defer r.mu.Unlock()
-			if r.defs[d.Name] == e {
-				delete(r.defs, d.Name)
+			if r.defs[key] == e {
+				delete(r.defs, key)
 			}
 		})
 	}, nil
 }
 
-// Get returns the definition called name.
+// defKey keys a definition by its session ("" for every session) and name;
+// NUL can be in neither.
+func defKey(session, name string) string { return session + "\x00" + name }
+
+// Get returns the definition called name that every session sees. A caller
+// holding a call uses For, which also finds the session's own tools.
 func (r *Registry) Get(name string) (*Definition, bool) {
-	e, ok := r.lookup(name)
+	return r.Lookup("", name)
+}
+
+// Lookup returns the definition called name as session sees it: its own
+// tools, then those every session sees.
+func (r *Registry) Lookup(session, name string) (*Definition, bool) {
+	e, ok := r.lookup(session, name)
 	if !ok {
 		return nil, false
 	}
 	return e.def, true
 }
 
-func (r *Registry) lookup(name string) (*entry, bool) {
+// For returns the definition call addresses, as call's session sees it.
+func (r *Registry) For(call *Call) (*Definition, bool) {
+	return r.Lookup(callSession(call), call.Name)
+}
+
+func callSession(call *Call) string {
+	if call == nil || call.Session == nil {
+		return ""
+	}
+	return call.Session.ID()
+}
+
+func (r *Registry) lookup(session, name string) (*entry, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	e, ok := r.defs[name]
+	if session != "" {
+		if e, ok := r.defs[defKey(session, name)]; ok {
+			return e, true
+		}
+	}
+	e, ok := r.defs[defKey("", name)]
 	return e, ok
 }
 
-// Definitions returns every definition ordered by name.
-func (r *Registry) Definitions() []*Definition {
+// Definitions returns every definition every session sees, ordered by name.
+func (r *Registry) Definitions() []*Definition { return r.DefinitionsFor("") }
+
+// DefinitionsFor returns the definitions session sees, ordered by name.
+func (r *Registry) DefinitionsFor(session string) []*Definition {
 	r.mu.RLock()
 	out := make([]*Definition, 0, len(r.defs))
 	for _, e := range r.defs {
-		out = append(out, e.def)
+		if e.def.Session == "" || (session != "" && e.def.Session == session) {
+			out = append(out, e.def)
+		}
 	}
 	r.mu.RUnlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
-// Schemas returns what a request carries for every tool, ordered by name.
-func (r *Registry) Schemas() []Schema {
-	defs := r.Definitions()
+// Schemas returns what a request carries for every tool every session sees,
+// ordered by name.
+func (r *Registry) Schemas() []Schema { return r.SchemasFor("") }
+
+// SchemasFor returns what a request of session carries, ordered by name.
+func (r *Registry) SchemasFor(session string) []Schema {
+	defs := r.DefinitionsFor(session)
 	out := make([]Schema, len(defs))
 	for i, d := range defs {
 		out[i] = SchemaOf(d)

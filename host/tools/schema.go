@@ -179,7 +179,10 @@ func (o *ObjectSchema) Canonical() json.RawMessage {
 // SchemaOf returns what a request carries for d.
 func SchemaOf(d *Definition) Schema {
 	params := json.RawMessage(`{"type":"object","properties":{}}`)
-	if d.Parameters != nil {
+	switch {
+	case len(d.RawParameters) > 0:
+		params = d.RawParameters
+	case d.Parameters != nil:
 		params = d.Parameters.Canonical()
 	}
 	return Schema{Name: d.Name, Description: d.Description, Parameters: params}

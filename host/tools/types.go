@@ -83,8 +83,20 @@ type Definition struct {
 	Name        string
 	Description string
 	Parameters  *ObjectSchema
-	Output      Output
-	Effect      Effect
+	// RawParameters, when set, is a parameter schema written elsewhere (an
+	// MCP server's inputSchema): requests carry it byte for byte instead of
+	// Parameters, which must then be nil, and ValidateArgs checks the
+	// arguments. The producer has validated it.
+	RawParameters json.RawMessage
+	// ValidateArgs replaces Parameters.Validate for a definition with
+	// RawParameters; it returns one message per violation.
+	ValidateArgs func(args json.RawMessage) []string
+	// Session, when set, scopes the tool to one session: only that
+	// session's requests list it and only its calls reach it. Session tools
+	// come and go with what the session connects (its MCP servers).
+	Session string
+	Output  Output
+	Effect  Effect
 	// Execute runs the tool. It must honour ctx and return once it is done;
 	// the pipeline never abandons a started body.
 	Execute func(ctx context.Context, call *Call) (any, error)

@@ -46,6 +46,14 @@ func (o *ObjectSchema) Validate(args json.RawMessage) []string {
 	return out
 }
 
+// validate checks call arguments against d's parameter schema.
+func (d *Definition) validate(args json.RawMessage) []string {
+	if d.ValidateArgs != nil {
+		return d.ValidateArgs(args)
+	}
+	return d.Parameters.Validate(args)
+}
+
 // decodeJSON parses exactly one JSON value, keeping numbers as their text.
 func decodeJSON(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))

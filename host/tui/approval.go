@@ -29,7 +29,7 @@ type approvalReq struct {
 // Concurrent asks (parallel tool calls) are shown one at a time.
 func (u *ui) Approve(ctx context.Context, call *tools.Call, reason string) (string, error) {
 	req := &approvalReq{call: call, reason: reason, answer: make(chan string, 1)}
-	if def, ok := u.opts.Tools.Get(call.Name); ok && def.PresentCall != nil {
+	if def, ok := u.opts.Tools.For(call); ok && def.PresentCall != nil {
 		req.view = safePresent(def.PresentCall, call)
 	}
 	u.post.post(func() { u.enqueueApproval(req) })

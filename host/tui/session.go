@@ -33,9 +33,9 @@ func emptyHeader(cwd string) session.Header {
 	return session.Header{Cwd: session.Ptr(cwd)}
 }
 
-// present looks up a tool's presenter in the registry.
-func (u *ui) present(name string) func(*tools.Call) *tools.CallView {
-	def, ok := u.opts.Tools.Get(name)
+// present looks up a tool's presenter in the registry, as session sees it.
+func (u *ui) present(session, name string) func(*tools.Call) *tools.CallView {
+	def, ok := u.opts.Tools.Lookup(session, name)
 	if !ok || def.PresentCall == nil {
 		return nil
 	}
@@ -87,7 +87,7 @@ func (u *ui) captureView(live *session.Live, e session.Event) *tools.CallView {
 	if e.DecodeData(&d) != nil {
 		return nil
 	}
-	present := u.present(d.Name)
+	present := u.present(live.ID(), d.Name)
 	if present == nil {
 		return nil
 	}

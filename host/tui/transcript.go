@@ -15,8 +15,9 @@ import (
 // stepKey identifies one model call of a turn.
 type stepKey struct{ turn, step int }
 
-// presenter returns the presentation function of a tool, or nil.
-type presenter func(name string) func(*tools.Call) *tools.CallView
+// presenter returns the presentation function of a tool as a session sees
+// it, or nil.
+type presenter func(session, name string) func(*tools.Call) *tools.CallView
 
 // transcript folds a session's events into entries and status facts. It is
 // append-only: entries are never removed or reordered, only changed in
@@ -356,7 +357,7 @@ func (t *transcript) toolCall(e session.Event, live bool) {
 		Cwd:       t.header.CwdOrEmpty(),
 	}
 	if t.present != nil {
-		card.present = t.present(d.Name)
+		card.present = t.present(t.header.ID, d.Name)
 	}
 	ent := t.add(entryTool, e.Seq, "")
 	ent.tool = card
