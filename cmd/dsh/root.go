@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/seed-e9b4dba4/dsh/host/config"
+	"github.com/seed-e9b4dba4/dsh/host/termtext"
 )
 
 // Exit codes of the dsh process.
@@ -76,7 +77,7 @@ func execute(ctx context.Context, args []string, g *globals) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(g.stderr, "dsh: %v\n", err)
+	fmt.Fprintf(g.stderr, "dsh: %s\n", termtext.Text(err.Error()))
 	var ce exitCodeError
 	if errors.As(err, &ce) {
 		return ce.code

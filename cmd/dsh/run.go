@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/seed-e9b4dba4/dsh/compositions"
+	"github.com/seed-e9b4dba4/dsh/host/termtext"
 )
 
 // errTurnNotCompleted makes `dsh run` exit non-zero after it has already
@@ -17,13 +18,19 @@ import (
 var errTurnNotCompleted = errors.New("the task did not complete")
 
 func newRunCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var raw bool
+	cmd := &cobra.Command{
 		Use:   "run TASK",
 		Short: "Run one task headless and print the final answer",
 		Long: `Run one task in a fresh session in the current directory and print the
 agent's final answer on stdout. The exit code is 0 only when the turn
 completed. Nothing asks for approval: tools that would ask are denied unless
-permissions.mode is bypass (e.g. --set permissions.mode=bypass).`,
+permissions.mode is bypass (e.g. --set permissions.mode=bypass).
+
+On a terminal the answer is printed with control characters and escape
+sequences made visible (\x1b), so a reply cannot recolour the terminal, plant
+links or write the clipboard; --raw prints it byte for byte. Piped or
+redirected output is always the raw answer.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := g.loadConfig()
@@ -43,7 +50,7 @@ permissions.mode is bypass (e.g. --set permissions.mode=bypass).`,
 			res, runErr := compositions.RunTask(cmd.Context(), rt, cwd, strings.Join(args, " "))
 			err = errors.Join(runErr, rt.Close())
 			if res.Text != "" {
-				fmt.Fprintln(g.stdout, res.Text)
+				fmt.Fprintln(g.stdout, g.answerText(res.Text, raw))
 			}
 			if err != nil {
 				return err
@@ -55,11 +62,22 @@ permissions.mode is bypass (e.g. --set permissions.mode=bypass).`,
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&raw, "raw", false, "print the answer byte for byte even on a terminal (escape sequences included)")
+	return cmd
+}
+
+// answerText is the model's answer as dsh run prints it: made safe for a
+// terminal unless raw is set or stdout is not a terminal.
+func (g *globals) answerText(text string, raw bool) string {
+	if raw || !isTerminal(g.stdout) {
+		return text
+	}
+	return termtext.Text(text)
 }
 
 func endDetail(res compositions.RunResult) string {
 	if e := res.End.Error; e != nil {
-		return fmt.Sprintf(": %s (%s)", e.Message, e.Code)
+		return fmt.Sprintf(": %s (%s)", termtext.Line(e.Message), termtext.Line(e.Code))
 	}
 	return ""
 }

@@ -99,11 +99,7 @@ func TestRunRejectsAnEmptyTask(t *testing.T) {
 // TestRunBinaryEndToEnd drives the built binary against the fake endpoint
 // with real files and a real bash.
 func TestRunBinaryEndToEnd(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "dsh")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := dshBinary
 	s, srv := runSandbox(t,
 		fakellm.Reply{ToolCalls: []fakellm.ToolCall{{ID: "c1", Name: "bash", Arguments: `{"command":"printf hello > out.txt && cat out.txt","description":"write a file"}`}}},
 		fakellm.Reply{Text: "Wrote out.txt."},
@@ -138,5 +134,35 @@ func TestRunBinaryEndToEnd(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Fatalf("log lacks %s: %s", want, got)
 		}
+	}
+}
+
+// hostileAnswer is a reply that tries to recolour the terminal, plant a
+// link, write the clipboard and reorder text.
+const hostileAnswer = "\x1b[31mred\x1b[0m \x1b]8;;http://evil.example/\x1b\\link\x1b]8;;\x1b\\ \x1b]52;c;cm0gLXJmIH4=\x07 \u202eevil\u202c \u009b2J"
+
+func TestRunOnATerminalShowsEscapeSequencesInsteadOfSendingThem(t *testing.T) {
+	s, _ := runSandbox(t, fakellm.Reply{Text: hostileAnswer}, fakellm.Reply{Text: hostileAnswer}, fakellm.Reply{Text: hostileAnswer})
+	tty := s.exec(execOptions{ttyOut: true}, "run", "say something")
+	if tty.code != exitOK {
+		t.Fatalf("exit %d stderr %q", tty.code, tty.stderr)
+	}
+	for _, bad := range []string{"\x1b", "\u009b", "\u202e", "\a"} {
+		if strings.Contains(tty.stdout, bad) {
+			t.Errorf("the terminal received %q: %q", bad, tty.stdout)
+		}
+	}
+	for _, want := range []string{`\x1b[31mred`, `\x1b]52;c;`, `\u202eevil`, `\x9b2J`} {
+		if !strings.Contains(tty.stdout, want) {
+			t.Errorf("the terminal does not show %q: %q", want, tty.stdout)
+		}
+	}
+	raw := s.exec(execOptions{ttyOut: true}, "run", "--raw", "say something")
+	if raw.code != exitOK || !strings.Contains(raw.stdout, "\x1b]52;c;") {
+		t.Errorf("--raw on a terminal: exit %d stdout %q", raw.code, raw.stdout)
+	}
+	piped := s.exec(execOptions{}, "run", "say something")
+	if piped.code != exitOK || piped.stdout != hostileAnswer+"\n" {
+		t.Errorf("piped output is not the raw answer: exit %d stdout %q", piped.code, piped.stdout)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/seed-e9b4dba4/dsh/host/searchindex"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+	"github.com/seed-e9b4dba4/dsh/host/termtext"
 )
 
 func newSessionsCmd(g *globals) *cobra.Command {
@@ -125,26 +125,10 @@ func isoTime(ms int64) string {
 	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z")
 }
 
-// printable makes text from a log safe for a terminal: control characters
-// (escape sequences included) are shown escaped, never interpreted.
-func printable(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\n' || r == '\t':
-			b.WriteRune(r)
-		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
-			fmt.Fprintf(&b, "\\u%04x", r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// oneLine collapses text to one printable line of at most n runes.
+// oneLine collapses text to one line safe for a terminal, of at most n
+// runes.
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(printable(s)), " ")
+	s = strings.Join(strings.Fields(termtext.Text(s)), " ")
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}

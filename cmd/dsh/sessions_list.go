@@ -9,6 +9,7 @@ import (
 
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+	"github.com/seed-e9b4dba4/dsh/host/termtext"
 )
 
 // listedSession is one row of dsh sessions list.
@@ -101,11 +102,11 @@ and find its title, so --limit (default 50, 0 for all) bounds the work.`,
 				if r.Error != "" {
 					title = "unreadable: " + oneLine(r.Error, 80)
 				}
-				line := fmt.Sprintf("%s\t%s\t%s\t%s", r.ID, formatTime(r.created), events, title)
+				line := fmt.Sprintf("%s\t%s\t%s\t%s", termtext.Line(r.ID), formatTime(r.created), events, title)
 				if all {
 					ws := "(none)"
 					if r.Cwd != nil {
-						ws = printable(*r.Cwd)
+						ws = termtext.Line(*r.Cwd)
 					}
 					line += "\t" + ws
 				}

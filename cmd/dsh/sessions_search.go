@@ -12,6 +12,7 @@ import (
 
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+	"github.com/seed-e9b4dba4/dsh/host/termtext"
 )
 
 // searchHit is one session of dsh sessions search --json.
@@ -136,13 +137,13 @@ progress bar on a terminal.`,
 				if t, ok := titles[it.Header.ID]; ok {
 					title = oneLine(t, 70)
 				}
-				fmt.Fprintf(g.stdout, "%s  %s  %s\n", it.Header.ID, formatTime(it.Header.CreatedAt), title)
+				fmt.Fprintf(g.stdout, "%s  %s  %s\n", termtext.Line(it.Header.ID), formatTime(it.Header.CreatedAt), title)
 				if all {
-					fmt.Fprintf(g.stdout, "  workspace %s\n", printable(workspaceOf(it.Header)))
+					fmt.Fprintf(g.stdout, "  workspace %s\n", termtext.Line(workspaceOf(it.Header)))
 				}
 				m := it.BestMatch
-				fmt.Fprintf(g.stdout, "  seq %d · %s · %s\n", m.Seq, m.Type, formatTime(m.Time))
-				fmt.Fprintf(g.stdout, "  %s\n", printable(m.Snippet))
+				fmt.Fprintf(g.stdout, "  seq %d · %s · %s\n", m.Seq, termtext.Line(m.Type), formatTime(m.Time))
+				fmt.Fprintf(g.stdout, "  %s\n", oneLine(m.Snippet, 400))
 			}
 			if page.NextCursor != nil {
 				fmt.Fprintf(g.stdout, "\nMore sessions match; raise --limit (at most %d) or narrow the query.\n", env.cfg.SessionQuery.MaxLimit)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+	"github.com/seed-e9b4dba4/dsh/host/termtext"
 )
 
 func newSessionsShowCmd(g *globals) *cobra.Command {
@@ -80,7 +81,7 @@ func writeEvents(w io.Writer, snap sessionquery.LogSnapshot, records []sessionqu
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SEQ\tTIME\tTYPE\tSURFACE\tTEXT")
 	for i, r := range records {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", r.Seq, isoTime(r.Time), r.Type, r.Surface, oneLine(sessionquery.ExtractText(snap.Events[i]), 80))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", r.Seq, isoTime(r.Time), termtext.Line(r.Type), r.Surface, oneLine(sessionquery.ExtractText(snap.Events[i]), 80))
 	}
 	return tw.Flush()
 }
@@ -94,14 +95,14 @@ func writeTranscript(w io.Writer, snap sessionquery.LogSnapshot, full bool) erro
 	if t, err := session.FoldTitle(snap.Events); err == nil && t != nil {
 		title = t.Title
 	}
-	fmt.Fprintf(w, "Session %s · %s\n", h.ID, oneLine(title, 80))
-	fmt.Fprintf(w, "created %s · workspace %s · %d events\n", formatTime(h.CreatedAt), printable(workspaceOf(h)), len(snap.Events))
+	fmt.Fprintf(w, "Session %s · %s\n", termtext.Line(h.ID), oneLine(title, 80))
+	fmt.Fprintf(w, "created %s · workspace %s · %d events\n", formatTime(h.CreatedAt), termtext.Line(workspaceOf(h)), len(snap.Events))
 	if h.ParentSession != nil {
 		seed := 0
 		if h.SeedLength != nil {
 			seed = *h.SeedLength
 		}
-		fmt.Fprintf(w, "forked from %s (its first %d events)\n", *h.ParentSession, seed)
+		fmt.Fprintf(w, "forked from %s (its first %d events)\n", termtext.Line(*h.ParentSession), seed)
 	}
 	for _, e := range snap.Events {
 		switch e.Type {
@@ -134,7 +135,7 @@ func writeTranscript(w io.Writer, snap sessionquery.LogSnapshot, full bool) erro
 		case session.TypeToolCall:
 			var c session.ToolCall
 			if e.DecodeData(&c) == nil {
-				fmt.Fprintf(w, "  → %s %s\n", printable(c.Name), oneLine(c.Arguments, 160))
+				fmt.Fprintf(w, "  → %s %s\n", termtext.Line(c.Name), oneLine(c.Arguments, 160))
 			}
 		case session.TypeToolResult:
 			var r session.ToolResult
@@ -143,7 +144,7 @@ func writeTranscript(w io.Writer, snap sessionquery.LogSnapshot, full bool) erro
 			}
 			label := "  ← result"
 			if r.Error != nil {
-				label = fmt.Sprintf("  ← error %s (%s)", printable(r.Error.Name), printable(r.Error.Code))
+				label = fmt.Sprintf("  ← error %s (%s)", termtext.Line(r.Error.Name), termtext.Line(r.Error.Code))
 			}
 			text := ""
 			for _, b := range r.Message.Content {
@@ -184,7 +185,7 @@ func writeTranscript(w io.Writer, snap sessionquery.LogSnapshot, full bool) erro
 
 // block prints a labelled text, indented; limit > 0 keeps that many lines.
 func block(w io.Writer, label, text string, limit int) {
-	text = strings.TrimRight(printable(text), "\n")
+	text = strings.TrimRight(termtext.Text(text), "\n")
 	fmt.Fprintf(w, "%s:\n", label)
 	if text == "" {
 		fmt.Fprintln(w, "    (empty)")

@@ -284,7 +284,7 @@ func TestSessionsShowPrintsATranscriptAndRawEvents(t *testing.T) {
 	}
 	h := s.run("sessions", "show", "hostile")
 	wantOK(t, h)
-	if strings.Contains(h.stdout, "\x1b") || !strings.Contains(h.stdout, `\u001b[31mred`) {
+	if strings.Contains(h.stdout, "\x1b") || !strings.Contains(h.stdout, `\x1b[31mred`) {
 		t.Errorf("control characters were not escaped:\n%q", h.stdout)
 	}
 	ev := s.run("sessions", "show", "newer", "--events")

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+	"github.com/seed-e9b4dba4/dsh/host/termtext"
 )
 
 func newSessionsTraceCmd(g *globals) *cobra.Command {
@@ -47,7 +48,7 @@ creation time and title. The session itself is marked with *.`,
 				if v, ok := titles[r.Header.ID]; ok {
 					t = oneLine(v, 60)
 				}
-				return fmt.Sprintf("%s%s  %s  %s", mark, r.Header.ID, formatTime(r.Header.CreatedAt), t)
+				return fmt.Sprintf("%s%s  %s  %s", mark, termtext.Line(r.Header.ID), formatTime(r.Header.CreatedAt), t)
 			}
 			writeLineage(g.stdout, tr, line)
 			return nil
@@ -82,7 +83,7 @@ func walkLineage(nodes []sessionquery.LineageNode, depth int, visit func(n sessi
 func writeLineage(w io.Writer, tr sessionquery.LineageTrace, line func(sessionquery.SessionRecord, string) string) {
 	depth := 0
 	if !tr.Complete && tr.UnresolvedParentID != nil {
-		fmt.Fprintf(w, "(forked from %s, which is not among your sessions)\n", *tr.UnresolvedParentID)
+		fmt.Fprintf(w, "(forked from %s, which is not among your sessions)\n", termtext.Line(*tr.UnresolvedParentID))
 	}
 	for i := len(tr.Ancestors) - 1; i >= 0; i-- {
 		fmt.Fprintf(w, "%s%s\n", strings.Repeat("  ", depth), line(tr.Ancestors[i], ""))

@@ -12,7 +12,8 @@
 // tool cards, notices) and lays out only the entries it draws, so a
 // 10,000-event session opens and scrolls in time proportional to the
 // screen, not to the log. Text from models, tools and logs is never
-// interpreted: control characters are drawn as visible escapes (\x1b) and
+// interpreted: what host/termtext escapes (controls, escape sequences, bidi
+// controls) is drawn as its visible escape (\x1b, \u202e) and
 // tview colour tags are escaped wherever a tview widget prints it.
 //
 // The package depends only on host packages. A composition supplies what the

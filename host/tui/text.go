@@ -1,12 +1,13 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/uniseg"
+
+	"github.com/seed-e9b4dba4/dsh/host/termtext"
 )
 
 // span is a run of text in one style. Its text is raw: control characters
@@ -27,24 +28,11 @@ type cell struct {
 	style tcell.Style
 }
 
-// escapeRune returns the visible escape for a rune that must not reach the
-// terminal (C0 and C1 controls, DEL, bidirectional overrides and isolates,
-// line and paragraph separators), or "" for an ordinary rune.
-func escapeRune(r rune) string {
-	switch {
-	case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0:
-		return fmt.Sprintf(`\x%02x`, r)
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x2028, r == 0x2029, r == 0x200e, r == 0x200f, r == 0xfeff:
-		return fmt.Sprintf(`\u%04x`, r)
-	}
-	return ""
-}
-
 // tabWidth is how many columns a tab expands to.
 const tabWidth = 4
 
 // appendCells cuts s into cells, escaping what must not be interpreted:
-// control characters become visible \xNN in esc style, invalid UTF-8 becomes
+// what termtext escapes becomes its visible escape in esc style, invalid UTF-8 becomes
 // U+FFFD, tabs become spaces.
 func appendCells(dst []cell, s string, style, esc tcell.Style) []cell {
 	state := -1
@@ -64,7 +52,7 @@ func appendCells(dst []cell, s string, style, esc tcell.Style) []cell {
 			state = -1
 			continue
 		}
-		if e := escapeRune(r); e != "" {
+		if e := termtext.Escape(r); e != "" {
 			for _, c := range e {
 				dst = append(dst, cell{g: string(c), w: 1, style: esc})
 			}
@@ -75,7 +63,7 @@ func appendCells(dst []cell, s string, style, esc tcell.Style) []cell {
 		cluster, rest, width, newState := uniseg.FirstGraphemeClusterInString(s, state)
 		// A cluster never swallows a control rune: cut it at the first one so
 		// a combining mark cannot smuggle an escape sequence past us.
-		if i := strings.IndexFunc(cluster[size:], func(r rune) bool { return escapeRune(r) != "" || r == '\t' || r == utf8.RuneError }); i >= 0 {
+		if i := strings.IndexFunc(cluster[size:], func(r rune) bool { return termtext.Unsafe(r) || r == '\t' }); i >= 0 {
 			cut := size + i
 			cluster, rest = s[:cut], s[cut:]
 			width = uniseg.StringWidth(cluster)
@@ -233,7 +221,7 @@ func fillLine(screen tcell.Screen, x, y, width int, style tcell.Style) {
 func sanitize(s string) string {
 	clean := true
 	for _, r := range s {
-		if r == utf8.RuneError || r == '\t' || escapeRune(r) != "" {
+		if termtext.Unsafe(r) || r == '\t' {
 			clean = false
 			break
 		}
