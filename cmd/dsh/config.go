@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -31,20 +32,31 @@ func newConfigShowCmd(g *globals) *cobra.Command {
 		Long: `Print every config key with its effective value and its origin: default,
 the profile, a config file, an environment variable (env DSH_...) or a flag.
 Secrets such as llm.api_key are masked. Long values are shortened in the
-table; --json prints them in full.`,
+table; --json prints them in full. Below the table: whether this folder's
+.dsh/config.yaml is trusted (and which of its keys were ignored if not), and
+the trusted folders (see dsh trust).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := g.loadConfig()
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return writeConfigJSON(g.stdout, cfg)
+			folders, err := cfg.Trust().Folders()
+			if err != nil {
+				return err
 			}
-			return writeConfigTable(g.stdout, cfg)
+			if asJSON {
+				return writeConfigJSON(g.stdout, cfg, folders)
+			}
+			if err := writeConfigTable(g.stdout, cfg); err != nil {
+				return err
+			}
+			writeTrust(g.stdout, cfg, folders)
+			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: {profile, files, settings: [{key, value, origin}]}")
+	cmd.Flags().BoolVar(&asJSON, "json", false,
+		"print JSON: {profile, files, settings: [{key, value, origin}], project: {file, dir, trusted, ignored}, trust_file, trusted_folders}")
 	return cmd
 }
 
@@ -93,10 +105,45 @@ func writeConfigTable(w io.Writer, cfg *config.Config) error {
 	return tw.Flush()
 }
 
+// writeTrust prints, below the table, how the project file was treated and
+// which folders are trusted.
+func writeTrust(w io.Writer, cfg *config.Config, folders []string) {
+	fmt.Fprintln(w)
+	p := cfg.Project()
+	switch {
+	case p.File == "":
+		fmt.Fprintf(w, "project config: none (%s)\n", filepath.Join(p.Dir, ".dsh", "config.yaml"))
+	case p.Trusted:
+		fmt.Fprintf(w, "project config: %s (trusted folder: every key applies)\n", p.File)
+	case len(p.Ignored) > 0:
+		fmt.Fprintf(w, "project config: %s (folder not trusted; ignored: %s; trust it with dsh trust)\n", p.File, strings.Join(p.Ignored, ", "))
+	default:
+		fmt.Fprintf(w, "project config: %s (folder not trusted; every key it sets is one an untrusted folder may set)\n", p.File)
+	}
+	if len(folders) == 0 {
+		fmt.Fprintf(w, "trusted folders: none (%s)\n", cfg.Trust().Path())
+		return
+	}
+	fmt.Fprintf(w, "trusted folders (%s):\n", cfg.Trust().Path())
+	for _, f := range folders {
+		fmt.Fprintf(w, "  %s\n", f)
+	}
+}
+
 type shownConfig struct {
-	Profile  string         `json:"profile"`
-	Files    []string       `json:"files"`
-	Settings []shownSetting `json:"settings"`
+	Profile        string         `json:"profile"`
+	Files          []string       `json:"files"`
+	Settings       []shownSetting `json:"settings"`
+	Project        shownProject   `json:"project"`
+	TrustFile      string         `json:"trust_file"`
+	TrustedFolders []string       `json:"trusted_folders"`
+}
+
+type shownProject struct {
+	File    string   `json:"file"`
+	Dir     string   `json:"dir"`
+	Trusted bool     `json:"trusted"`
+	Ignored []string `json:"ignored"`
 }
 
 type shownSetting struct {
@@ -105,10 +152,21 @@ type shownSetting struct {
 	Origin string `json:"origin"`
 }
 
-func writeConfigJSON(w io.Writer, cfg *config.Config) error {
-	out := shownConfig{Profile: cfg.Profile(), Files: cfg.Files(), Settings: []shownSetting{}}
+func writeConfigJSON(w io.Writer, cfg *config.Config, folders []string) error {
+	p := cfg.Project()
+	out := shownConfig{
+		Profile: cfg.Profile(), Files: cfg.Files(), Settings: []shownSetting{},
+		Project:   shownProject{File: p.File, Dir: p.Dir, Trusted: p.Trusted, Ignored: p.Ignored},
+		TrustFile: cfg.Trust().Path(), TrustedFolders: folders,
+	}
 	if out.Files == nil {
 		out.Files = []string{}
+	}
+	if out.Project.Ignored == nil {
+		out.Project.Ignored = []string{}
+	}
+	if out.TrustedFolders == nil {
+		out.TrustedFolders = []string{}
 	}
 	for _, key := range cfg.Keys() {
 		out.Settings = append(out.Settings, shownSetting{Key: key, Value: shownValue(cfg, key), Origin: cfg.Origin(key)})

@@ -15,6 +15,13 @@ type shownJSON struct {
 		Value  any    `json:"value"`
 		Origin string `json:"origin"`
 	} `json:"settings"`
+	Project struct {
+		File    string   `json:"file"`
+		Trusted bool     `json:"trusted"`
+		Ignored []string `json:"ignored"`
+	} `json:"project"`
+	TrustFile      string   `json:"trust_file"`
+	TrustedFolders []string `json:"trusted_folders"`
 }
 
 func (s *sandbox) showJSON(args ...string) shownJSON {
@@ -77,7 +84,8 @@ func TestConfigShowPrintsEveryKeyValueAndOrigin(t *testing.T) {
 			t.Errorf("%s row = %q, want %q", tt.key, got, tt.want)
 		}
 	}
-	if n := strings.Count(r.stdout, "\n"); n != len(s.showJSON().Settings)+1 {
+	table, _, _ := strings.Cut(r.stdout, "\n\n")
+	if n := strings.Count(table, "\n") + 1; n != len(s.showJSON().Settings)+1 {
 		t.Errorf("table has %d lines, want one per key plus the header", n)
 	}
 	// Multi-line values stay on one row.

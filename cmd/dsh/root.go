@@ -38,16 +38,28 @@ type globals struct {
 	cwd            string // "" means the process working directory
 }
 
-// loadConfig loads the layered configuration the global flags select.
+// loadConfig loads the layered configuration the global flags select and
+// prints its warnings (ignored keys of an untrusted project) on stderr.
 func (g *globals) loadConfig() (*config.Config, error) {
-	return config.Load(config.Options{
+	cfg, err := config.Load(g.configOptions())
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range cfg.Warnings() {
+		fmt.Fprintf(g.stderr, "dsh: warning: %s\n", w)
+	}
+	return cfg, nil
+}
+
+func (g *globals) configOptions() config.Options {
+	return config.Options{
 		Profile:    g.profile,
 		ConfigFile: g.configFile,
 		Home:       g.home,
 		Cwd:        g.cwd,
 		Env:        g.env,
 		Set:        g.set,
-	})
+	}
 }
 
 // commands lists every subcommand constructor; each lives in its own file.
@@ -58,6 +70,7 @@ func commands() []func(*globals) *cobra.Command {
 		newIndexCmd,
 		newRunCmd,
 		newSessionsCmd,
+		newTrustCmd,
 		newTUICmd,
 		newVersionCmd,
 	}
@@ -101,7 +114,9 @@ Protocol (dsh acp), or in a terminal: run bare, dsh opens its terminal UI
 
 Configuration is layered, lowest to highest: built-in defaults, the profile,
 $DSH_HOME/config.yaml, ./.dsh/config.yaml, --config FILE, DSH_* environment
-variables, flags. See the effective values with: dsh config show`,
+variables, flags. A folder's .dsh/config.yaml applies only its harmless keys
+until you trust the folder (dsh trust). See the effective values with:
+dsh config show`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

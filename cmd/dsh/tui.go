@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -11,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/seed-e9b4dba4/dsh/compositions"
+	"github.com/seed-e9b4dba4/dsh/host/config"
 )
 
 func newTUICmd(g *globals) *cobra.Command {
@@ -47,7 +49,7 @@ func runTUI(ctx context.Context, g *globals, resume string) error {
 	if !g.terminal() {
 		return exitCodeError{code: exitUsage, err: errNoTerminal}
 	}
-	cfg, err := g.loadConfig()
+	cfg, err := g.loadTUIConfig()
 	if err != nil {
 		return err
 	}
@@ -76,6 +78,62 @@ func runTUI(ctx context.Context, g *globals, resume string) error {
 		fmt.Fprintf(g.stdout, "Resume this session with: %s\n", res.ResumeCommand)
 	}
 	return err
+}
+
+// loadTUIConfig loads the configuration and, when the folder's project file
+// sets keys an untrusted folder may not, asks on the terminal (before the UI
+// owns it) whether to trust the folder.
+func (g *globals) loadTUIConfig() (*config.Config, error) {
+	cfg, err := config.Load(g.configOptions())
+	if err != nil {
+		return nil, err
+	}
+	p := cfg.Project()
+	if len(p.Ignored) == 0 {
+		return cfg, nil
+	}
+	yes, err := askTrust(g.stdin, g.stdout, p)
+	if err != nil || !yes {
+		return cfg, err
+	}
+	if _, err := cfg.Trust().Add(p.Dir); err != nil {
+		return nil, err
+	}
+	return config.Load(g.configOptions())
+}
+
+// askTrust asks whether to trust the project's folder; only "y" or "yes"
+// trusts it. It reads one byte at a time so that nothing typed after the
+// answer is taken from the UI.
+func askTrust(in io.Reader, out io.Writer, p config.Project) (bool, error) {
+	fmt.Fprintf(out, "%s sets keys that dsh applies only in folders you trust:\n  %s\n"+
+		"They can run code, turn approvals off, send the model (and your API key) elsewhere or move dsh's files.\n"+
+		"Trust %s and apply them? (dsh trust --revoke undoes it) [y/N] ",
+		p.File, strings.Join(p.Ignored, ", "), p.Dir)
+	var line []byte
+	b := make([]byte, 1)
+	for len(line) < 64 {
+		n, err := in.Read(b)
+		if n == 1 {
+			if b[0] == '\n' {
+				break
+			}
+			line = append(line, b[0])
+			continue
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return false, fmt.Errorf("reading the answer: %w", err)
+		}
+	}
+	answer := strings.ToLower(strings.TrimSpace(string(line)))
+	yes := answer == "y" || answer == "yes"
+	if !yes {
+		fmt.Fprintln(out, "Not trusted: dsh ignores those keys this time.")
+	}
+	return yes, nil
 }
 
 // resumeCommand is the command line that reopens session id with the same

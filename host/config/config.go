@@ -15,6 +15,8 @@ type meta struct {
 	profile string
 	origins map[string]string
 	files   []string
+	project Project
+	trust   TrustStore
 }
 
 var _ host.ConfigSource = (*Config)(nil)
@@ -57,6 +59,35 @@ func (c *Config) Files() []string {
 		return nil
 	}
 	return slices.Clone(c.meta.files)
+}
+
+// Project reports what Load did with the project file: whether its folder
+// is trusted and which of its keys were ignored.
+func (c *Config) Project() Project {
+	if c.meta == nil {
+		return Project{}
+	}
+	p := c.meta.project
+	p.Ignored = slices.Clone(p.Ignored)
+	return p
+}
+
+// Trust returns the trust store Load consulted: the one in the dsh home
+// that the layers other than the project file select.
+func (c *Config) Trust() TrustStore {
+	if c.meta == nil {
+		return OpenTrust(c.Home)
+	}
+	return c.meta.trust
+}
+
+// Warnings returns the notices a front end should show the user once, for
+// example the project keys ignored because the folder is not trusted.
+func (c *Config) Warnings() []string {
+	if w := c.Project().Warning(); w != "" {
+		return []string{w}
+	}
+	return nil
 }
 
 // IsSecret reports whether key holds a credential that must be masked

@@ -13,6 +13,14 @@
 // afterwards. Home-scoped files (the profile and $DSH_HOME/config.yaml) cannot
 // set home, because they are found through it.
 //
+// The project file comes from the repository, not the user, so it is not
+// trusted: unless its folder is in the trust store ($DSH_HOME/
+// trusted-folders.json, written by dsh trust) it may only set the keys of an
+// explicit allowlist (projectSafe), plus permissions.mode when that makes dsh
+// stricter; every other key is ignored and named in one warning
+// (Config.Warnings). The trust store is found through the home the other
+// layers select, so a project can never vouch for itself.
+//
 // cmd/dsh calls Load once per process and passes the Config down; plugins see
 // only their own sub-tree through Config.Section (host.ConfigSource).
 package config

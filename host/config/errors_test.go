@@ -198,6 +198,7 @@ func TestCrossKeyRulesBlameTheHigherLayer(t *testing.T) {
 			o.Set = tt.set
 			if tt.file != "" {
 				w.projectFile(tt.file)
+				w.trustProject()
 			}
 			err := w.loadErr(o)
 			configError(t, err, tt.key)

@@ -66,6 +66,14 @@ func (w *world) projectFile(content string) string {
 	return w.write(filepath.Join(w.cwd, ".dsh", "config.yaml"), content)
 }
 
+// trustProject marks the project folder trusted, as dsh trust would.
+func (w *world) trustProject() {
+	w.t.Helper()
+	if _, err := OpenTrust(w.home).Add(w.cwd); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
 func (w *world) homeProfile(name, content string) string {
 	return w.write(filepath.Join(w.home, "profiles", name+".yaml"), content)
 }

@@ -45,38 +45,45 @@ const DefaultProfile = "default"
 // --config file, DSH_* environment variables, and flags (--home, then each
 // --set). Every problem found is reported, each naming its key and source.
 func Load(opts Options) (*Config, error) {
-	lookup := opts.Env
-	if lookup == nil {
-		lookup = os.LookupEnv
-	}
-	cwd, err := workingDir(opts.Cwd)
+	ld, err := newLoader(opts)
 	if err != nil {
 		return nil, err
 	}
-	ld := &loader{
-		cwd:  cwd,
-		home: sync.OnceValues(func() (string, error) { return userHome(lookup) }),
-	}
+	cwd := ld.cwd
 	profileName := opts.Profile
 	if profileName == "" {
 		profileName = DefaultProfile
 	}
-
-	defaults := ld.collect(parseYAML(configs.Default(), provenance{
-		origin: "default", source: configs.DefaultPath + " (embedded)", baseDir: cwd, rank: rankDefault,
-	}))
+	defaults, explicit, env, flags, err := ld.outerLayers(opts)
+	if err != nil {
+		return nil, err
+	}
 	projectPath := filepath.Join(cwd, ".dsh", "config.yaml")
 	project := ld.collect(ld.file(projectPath, projectPath, rankProject, false))
-	var explicit layer
-	if opts.ConfigFile != "" {
-		path, err := resolvePath(opts.ConfigFile, cwd, ld.home)
-		if err != nil {
-			return nil, err
-		}
-		explicit = ld.collect(ld.file(path, path, rankConfigFile, true))
+
+	// Whether the project is trusted is decided by the home the project
+	// cannot move, so that it can never vouch for itself.
+	trustHome, err := ld.resolveHome(defaults, explicit, env, flags)
+	if err != nil {
+		return nil, errors.Join(append(ld.errs, err)...)
 	}
-	env := ld.collect(envLayer(lookup, cwd))
-	flags := ld.collect(flagLayer(opts.Home, opts.Set, cwd))
+	trust := OpenTrust(trustHome)
+	proj := Project{Dir: cwd}
+	var narrowing layer
+	if ld.read(rankProject) {
+		proj.File = projectPath
+		proj.Trusted = sameFile(filepath.Join(trustHome, "config.yaml"), projectPath)
+		if !proj.Trusted {
+			trusted, err := trust.Trusted(cwd)
+			if err != nil {
+				return nil, errors.Join(append(ld.errs, err)...)
+			}
+			proj.Trusted = trusted
+		}
+		if !proj.Trusted {
+			project, narrowing, proj.Ignored = splitUntrusted(project)
+		}
+	}
 
 	// The profile and the user file live inside home, so only the layers
 	// outside it decide where home is.
@@ -97,13 +104,86 @@ func Load(opts Options) (*Config, error) {
 	if len(ld.errs) > 0 {
 		return nil, errors.Join(ld.errs...)
 	}
-	return ld.build(profileName, []layer{defaults, profile, user, project, explicit, env, flags})
+	proj.Ignored = append(proj.Ignored, narrow(project, narrowing, []layer{defaults, profile, user})...)
+	slices.Sort(proj.Ignored)
+	c, err := ld.build(profileName, []layer{defaults, profile, user, project, explicit, env, flags})
+	if err != nil {
+		return nil, err
+	}
+	c.meta.project = proj
+	c.meta.trust = trust
+	return c, nil
+}
+
+// read reports whether a config file of rank was read.
+func (ld *loader) read(rank int) bool {
+	return slices.ContainsFunc(ld.files, func(f rankedFile) bool { return f.rank == rank })
+}
+
+// TrustFor returns the trust store Load would consult with opts: the one in
+// the dsh home selected by every layer but the project file. It reads no
+// project file, so a broken one cannot stop the user from trusting or
+// revoking a folder.
+func TrustFor(opts Options) (TrustStore, error) {
+	ld, err := newLoader(opts)
+	if err != nil {
+		return TrustStore{}, err
+	}
+	defaults, explicit, env, flags, err := ld.outerLayers(opts)
+	if err == nil && len(ld.errs) > 0 {
+		err = errors.Join(ld.errs...)
+	}
+	if err != nil {
+		return TrustStore{}, err
+	}
+	home, err := ld.resolveHome(defaults, explicit, env, flags)
+	if err != nil {
+		return TrustStore{}, err
+	}
+	return OpenTrust(home), nil
+}
+
+func newLoader(opts Options) (*loader, error) {
+	lookup := opts.Env
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	cwd, err := workingDir(opts.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	return &loader{
+		cwd:  cwd,
+		home: sync.OnceValues(func() (string, error) { return userHome(lookup) }),
+		env:  lookup,
+	}, nil
+}
+
+// outerLayers reads the layers that do not depend on home or on the
+// project: the defaults, the --config file, the environment and the flags.
+// Problems with their keys are collected in ld.errs; err is a failure that
+// stops loading.
+func (ld *loader) outerLayers(opts Options) (defaults, explicit, env, flags layer, err error) {
+	defaults = ld.collect(parseYAML(configs.Default(), provenance{
+		origin: "default", source: configs.DefaultPath + " (embedded)", baseDir: ld.cwd, rank: rankDefault,
+	}))
+	if opts.ConfigFile != "" {
+		path, err := resolvePath(opts.ConfigFile, ld.cwd, ld.home)
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		explicit = ld.collect(ld.file(path, path, rankConfigFile, true))
+	}
+	env = ld.collect(envLayer(ld.env, ld.cwd))
+	flags = ld.collect(flagLayer(opts.Home, opts.Set, ld.cwd))
+	return defaults, explicit, env, flags, nil
 }
 
 // loader carries one Load call's state.
 type loader struct {
 	cwd   string
 	home  func() (string, error) // the user's home directory, looked up once
+	env   func(string) (string, bool)
 	errs  []error
 	files []rankedFile // config files read, in reading order
 }

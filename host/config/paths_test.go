@@ -9,6 +9,7 @@ import (
 func TestRelativePathsResolveAgainstTheirSource(t *testing.T) {
 	w := newWorld(t)
 	w.projectFile("llm: {replay: {fixture: fixtures/s.jsonl}}\nplugins: {spill: {root: ../spill}}\n")
+	w.trustProject()
 	w.env["DSH_LOG_FILE"] = "logs/dsh.log"
 	o := w.opts()
 	o.Set = []string{"llm.replay.override=~/override.json"}
@@ -66,9 +67,10 @@ func TestHomeDefaultsToDotDshUnderUserHome(t *testing.T) {
 	}
 }
 
-func TestProjectFileCanMoveHome(t *testing.T) {
+func TestTrustedProjectFileCanMoveHome(t *testing.T) {
 	w := newWorld(t)
 	w.projectFile("home: ../local-home\n")
+	w.trustProject()
 	w.write(filepath.Join(w.cwd, "local-home", "config.yaml"), "llm: {model: local}\n")
 	c := w.load(w.opts())
 	if want := filepath.Join(w.cwd, "local-home"); c.Home != want {

@@ -4,7 +4,8 @@
 // processes sharing one $DSH_HOME, a full disk through the agent loop,
 // `dsh run` and the ACP prompt path, hostile queries through every search
 // entry point, path tricks against the file tools under every permission
-// mode, and cross-workspace probing through a composed runtime.
+// mode, cross-workspace probing through a composed runtime, and a hostile
+// checkout's .dsh/config.yaml against the real binary (issue 13).
 //
 // It has no non-test code: nothing imports it. Tests that need a separate
 // process re-execute the test binary (see TestMain) or run the dsh binary

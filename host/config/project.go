@@ -1,0 +1,135 @@
+package config
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// projectSafe lists the keys a project file may set without the folder being
+// trusted: keys that cannot run code, widen permissions, redirect traffic or
+// credentials, choose what leaves the machine, or move dsh's storage. It is
+// an allowlist on purpose: a key added to the tree later (an MCP server, a
+// hook command, a path) is refused from untrusted folders until someone
+// decides here that it is harmless.
+var projectSafe = map[string]bool{
+	"log.level": true,
+
+	"llm.model":                  true,
+	"llm.reasoning_effort":       true,
+	"llm.max_tokens":             true,
+	"llm.stream_idle_timeout_ms": true,
+	"llm.request_timeout_ms":     true,
+	"llm.retry.max_retries":      true,
+	"llm.retry.initial_delay_ms": true,
+	"llm.retry.max_delay_ms":     true,
+	"llm.retry.jitter":           true,
+
+	"agent.max_parallel_tool_calls": true,
+	"agent.persona":                 true,
+	"agent.instructions_max_bytes":  true,
+
+	"tools.read.default_limit":       true,
+	"tools.search.max_results":       true,
+	"tools.search.timeout_ms":        true,
+	"plugins.timeout.enabled":        true,
+	"plugins.spill.enabled":          true,
+	"plugins.spill.max_inline_bytes": true,
+
+	"tui.show_reasoning":        true,
+	"tui.max_tool_output_lines": true,
+	"tui.color":                 true,
+	"tui.mouse":                 true,
+
+	"compaction.enabled":            true,
+	"compaction.threshold_ratio":    true,
+	"compaction.retain_ratio":       true,
+	"compaction.max_summary_tokens": true,
+}
+
+// projectNarrowing lists keys an untrusted project may set only to a value
+// at least as strict as the one it would override (a repository may make
+// dsh more careful, never less).
+var projectNarrowing = map[string]func(below, project any) bool{
+	"permissions.mode": func(below, project any) bool {
+		return modeStrictness(project.(string)) >= modeStrictness(below.(string))
+	},
+}
+
+// modeStrictness orders the permission modes, most permissive first.
+func modeStrictness(mode string) int {
+	return slices.Index([]string{"bypass", "accept-edits", "default", "read-only"}, mode)
+}
+
+// ProjectSafe reports whether an untrusted project file may set key (keys
+// whose value may only become stricter report false).
+func ProjectSafe(key string) bool { return projectSafe[key] }
+
+// Project is what Load did with the project file, <cwd>/.dsh/config.yaml.
+type Project struct {
+	// File is the project file's path; empty when there is none.
+	File string
+	// Dir is the folder it configures (the working directory).
+	Dir string
+	// Trusted is set when the folder is trusted (dsh trust) or the file is
+	// the user config itself; every key then applies.
+	Trusted bool
+	// Ignored lists, sorted, the keys of an untrusted project file that
+	// were not applied.
+	Ignored []string
+}
+
+// Warning is the one-line notice about ignored keys, or "" when nothing was
+// ignored.
+func (p Project) Warning() string {
+	if len(p.Ignored) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("ignoring %s in %s: this folder is not trusted, and these keys could run code, widen permissions, redirect the model or its key, or move dsh's files; if you trust this folder, run: dsh trust %s",
+		strings.Join(p.Ignored, ", "), p.File, shellWord(p.Dir))
+}
+
+// splitUntrusted keeps the safe keys of an untrusted project layer and
+// returns the others, narrowing keys aside, which are decided once the
+// layers below are known.
+func splitUntrusted(l layer) (kept layer, narrowing layer, ignored []string) {
+	kept, narrowing = layer{}, layer{}
+	for k, s := range l {
+		switch {
+		case projectSafe[k]:
+			kept[k] = s
+		case projectNarrowing[k] != nil:
+			narrowing[k] = s
+		default:
+			ignored = append(ignored, k)
+		}
+	}
+	return kept, narrowing, ignored
+}
+
+// narrow moves into kept each narrowing setting that is at least as strict
+// as the effective value of the layers below, and returns the others.
+func narrow(kept, narrowing layer, below []layer) (ignored []string) {
+	for k, s := range narrowing {
+		var under any
+		for _, l := range below {
+			if b, ok := l[k]; ok {
+				under = b.value
+			}
+		}
+		if under != nil && projectNarrowing[k](under, s.value) {
+			kept[k] = s
+			continue
+		}
+		ignored = append(ignored, k)
+	}
+	return ignored
+}
+
+// shellWord quotes s for a POSIX shell when it needs it.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@~+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
