@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -228,5 +229,52 @@ func BenchmarkSyncAfterAppend(b *testing.B) {
 		if err := env.ix.Sync(ctx); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkSearchLargeEvent searches a session holding one 5 MB event, with
+// the query's first match at the start of its indexed text and near the
+// end of it (the most windows firstMatch probes).
+func BenchmarkSearchLargeEvent(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		text string
+	}{
+		{"match-everywhere", strings.Repeat(filler(1000)+" needle ", 5<<20/1008)},
+		{"match-at-cap", filler(maxDocBytes-2000) + " needle " + filler(5<<20)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			dir := b.TempDir()
+			st := store.New(filepath.Join(dir, "sessions"), store.Options{})
+			w, err := st.Create(session.Header{ID: "big", CreatedAt: 1}, []session.Event{
+				{Type: session.TypeUserMessage, Seq: 0, Time: 1, SurfaceOp: session.OpAppend, Data: session.MustMarshal(userMsg(c.text))},
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				b.Fatal(err)
+			}
+			svc, err := sessionquery.New(sessionquery.DefaultConfig(), session.NewRegistry())
+			if err != nil {
+				b.Fatal(err)
+			}
+			svc.Mount(NewStorePersistence(st))
+			ix, err := New(DefaultConfig(filepath.Join(dir, "index.db")), svc, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer ix.Close()
+			ctx := context.Background()
+			if err := ix.Sync(ctx); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				p, err := ix.SearchSessions(ctx, sessionquery.SessionSearchRequest{Query: "needle"})
+				if err != nil || len(p.Items) != 1 {
+					b.Fatalf("%v (%d hits)", err, len(p.Items))
+				}
+			}
+		})
 	}
 }

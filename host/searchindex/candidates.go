@@ -230,11 +230,24 @@ func persistedEvents(ctx context.Context, q querier, match string, ep predicates
 	return out, rows.Err()
 }
 
-// snippet highlights one document and cuts it to size.
+// snippet highlights one document and cuts it to size. A short document
+// is highlighted whole; in a long one only the first match is located,
+// window by window, which is all makeSnippet uses of the highlights.
 func snippet(ctx context.Context, q querier, c candidate, match string, maxChars int) (string, error) {
-	fts := "persisted_fts"
+	fts, docs := "persisted_fts", "persisted_docs"
 	if c.live {
-		fts = "live_fts"
+		fts, docs = "live_fts", "live_docs"
+	}
+	var text string
+	if err := q.QueryRowContext(ctx, `SELECT text FROM `+docs+` WHERE doc_id = ?`, c.docID).Scan(&text); err != nil {
+		return "", err
+	}
+	if len(text) > wholeHighlightBytes {
+		at, err := firstMatch(ctx, q, text, match)
+		if err != nil {
+			return "", err
+		}
+		return makeSnippet(markFirst(text, at), maxChars), nil
 	}
 	var marked sql.NullString
 	err := q.QueryRowContext(ctx, `SELECT highlight(`+fts+`, 0, ?, ?) FROM `+fts+` WHERE `+fts+` MATCH ? AND rowid = ?`,

@@ -13,7 +13,13 @@
 // does not find "BRAID", "req-4f3a-91" is the phrase req 4f3a 91). CJK runs
 // are one token unless spaces or punctuation separate them. Stored text has
 // NUL, U+FDD0 and U+FDD1 replaced by U+FFFD, so the highlight markers can
-// never be forged. Search never repairs a log: persistence is only listed,
+// never be forged. The index holds at most 256 KiB of an event's text
+// (cut after whitespace; the rest stays readable through the service's
+// reads), and no search runs a function over a whole long document:
+// highlight() costs matches × length, so beyond 9 KiB a snippet's first
+// match is located one 8 KiB window at a time in a TEMP FTS5 table with
+// the same tokenizer, and the snippet is the one the whole document's
+// highlights would give. Search never repairs a log: persistence is only listed,
 // stat-ed and inspected, and a live session is never inspected at all.
 //
 // # Files, processes and safety

@@ -264,7 +264,7 @@ func TestForeignOrUnrecognizedDatabasesAreRefusedUntouched(t *testing.T) {
 		msg   string
 	}{
 		{"unknown table at a foreign version", []string{ours, "PRAGMA user_version = 7", "CREATE TABLE canonical(x)"}, "has unrecognized user tables: canonical"},
-		{"unknown table at the current version", []string{ours, "PRAGMA user_version = 1", "CREATE TABLE search_state(x)", "CREATE TABLE extra(x)"}, "has unrecognized user tables: extra"},
+		{"unknown table at the current version", []string{ours, fmt.Sprintf("PRAGMA user_version = %d", schemaVersion), "CREATE TABLE search_state(x)", "CREATE TABLE extra(x)"}, "has unrecognized user tables: extra"},
 		{"application 0 with a table", []string{"CREATE TABLE canonical(x)"}, "is not an empty or recognized derived index"},
 		{"application 0 with sqliteX", []string{"CREATE TABLE sqliteX(x)"}, "is not an empty or recognized derived index"},
 		{"another application", []string{"PRAGMA application_id = 123", "CREATE TABLE t(x)"}, "belongs to another application"},

@@ -2,11 +2,12 @@ package searchindex
 
 // Schema identity. The application id is "DSHQ"; user_version is this
 // package's own schema version (we are not file-compatible with upstream),
-// bumped whenever the schema below changes. A file of ours at any other
+// bumped whenever the schema below or what it stores changes (2: text is
+// capped per event, see maxDocBytes). A file of ours at any other
 // version is reset in place and rebuilt from the logs.
 const (
 	applicationID = 0x44534851
-	schemaVersion = 1
+	schemaVersion = 2
 )
 
 // Document rowids pack the owning session's key and the document's rank
@@ -83,6 +84,8 @@ CREATE TABLE IF NOT EXISTS pending_sessions(
 
 // tempSchema is the per-connection live overlay; SQLite drops it when the
 // connection closes, which is why the index pins exactly one connection.
+// probe_windows and probe_fts hold the windows of one long document while
+// its snippet is located (see firstMatch), and are empty otherwise.
 const tempSchema = `
 CREATE TEMP TABLE IF NOT EXISTS live_sessions(
 	session_key INTEGER PRIMARY KEY,
@@ -111,5 +114,12 @@ CREATE TEMP TABLE IF NOT EXISTS live_docs(
 ) STRICT;
 CREATE VIRTUAL TABLE IF NOT EXISTS temp.live_fts USING fts5(
 	text, content='live_docs', content_rowid='doc_id', tokenize='` + tokenizer + `'
+);
+CREATE TEMP TABLE IF NOT EXISTS probe_windows(
+	id INTEGER PRIMARY KEY,
+	text TEXT NOT NULL
+) STRICT;
+CREATE VIRTUAL TABLE IF NOT EXISTS temp.probe_fts USING fts5(
+	text, content='probe_windows', content_rowid='id', tokenize='` + tokenizer + `'
 );
 `

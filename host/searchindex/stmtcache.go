@@ -54,6 +54,15 @@ func (d *database) QueryRowContext(ctx context.Context, query string, args ...an
 	return st.QueryRowContext(ctx, args...)
 }
 
+// ExecContext runs a cached statement that returns no rows.
+func (d *database) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := d.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
+}
+
 func (d *database) closeStatements() {
 	for q, st := range d.stmts {
 		st.Close()

@@ -385,7 +385,7 @@ func (w *txWriter) addDocs(ctx context.Context, t tables, key int64, docs []sess
 	}
 	ps := make([]prepared, len(docs))
 	for i := range docs {
-		text, n := sanitizeText(docs[i].Text)
+		text, n := sanitizeText(capText(docs[i].Text))
 		ps[i] = prepared{doc: &docs[i], text: text, n: n}
 	}
 	slices.SortFunc(ps, func(a, b prepared) int {

@@ -1,0 +1,213 @@
+package searchindex
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+)
+
+// filler is n bytes of words that never match the test queries, with a
+// newline now and then so whitespace collapse is exercised.
+func filler(n int) string {
+	var b strings.Builder
+	for i := 0; b.Len() < n; i++ {
+		if i%13 == 12 {
+			b.WriteString("lorem\n")
+		} else {
+			fmt.Fprintf(&b, "w%d ", i%97)
+		}
+	}
+	return b.String()[:n]
+}
+
+// wholeSnippet is the oracle: highlight() over the whole document in a
+// fresh FTS5 table with the index's tokenizer, then makeSnippet, exactly
+// what the index did before it bounded the work.
+func wholeSnippet(t *testing.T, text, query string, maxChars int) string {
+	t.Helper()
+	db, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE VIRTUAL TABLE f USING fts5(text, tokenize='` + tokenizer + `')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO f(rowid, text) VALUES (1, ?)`, text); err != nil {
+		t.Fatal(err)
+	}
+	var marked string
+	err = db.QueryRow(`SELECT highlight(f, 0, ?, ?) FROM f WHERE f MATCH ?`, string(markStart), string(markEnd), quoteFTS(query)).Scan(&marked)
+	if err != nil {
+		t.Fatalf("oracle highlight for %q: %v", query, err)
+	}
+	return makeSnippet(marked, maxChars)
+}
+
+func TestLongDocumentSnippetsEqualWholeDocumentHighlights(t *testing.T) {
+	// The space inside the phrase is the last one before the first cut.
+	straddle := filler(probeWindow - 8)
+	tests := []struct {
+		name, text, query string
+	}{
+		{"match at the start", "needle " + filler(40_000), "needle"},
+		{"match in the first window", filler(5_000) + " needle " + filler(40_000), "needle"},
+		{"phrase across the first cut", straddle + " alpha beta " + filler(40_000), "alpha beta"},
+		{"match past the first window", filler(20_000) + " Café " + filler(20_000), "CAFE"},
+		{"match near the end", filler(40_000) + " needle tail", "needle"},
+		{"match as the last word", filler(40_000) + " needle", "needle"},
+		{"many matches", strings.Repeat("needle ", 3_000) + filler(10_000), "needle"},
+		{"later matches only", filler(30_000) + strings.Repeat(" needle\t", 50), "needle"},
+	}
+	f := newFixture(t)
+	for i, tt := range tests {
+		id := fmt.Sprintf("s%d", i)
+		f.persist(hdr(id, int64(i)), texts(tt.text))
+		f.live(hdr("live-"+id, int64(i)), texts(tt.text))
+	}
+	for i, tt := range tests {
+		if len(tt.text) <= wholeHighlightBytes {
+			t.Fatalf("%s: %d bytes is not a long document", tt.name, len(tt.text))
+		}
+		for _, id := range []string{fmt.Sprintf("s%d", i), fmt.Sprintf("live-s%d", i)} {
+			p := f.events(sessionquery.EventSearchRequest{SessionID: id, Query: tt.query})
+			if len(p.Items) != 1 {
+				t.Fatalf("%s (%s): %d hits, want 1", tt.name, id, len(p.Items))
+			}
+			want := wholeSnippet(t, tt.text, tt.query, f.cfg.SnippetChars)
+			if got := p.Items[0].Snippet; got != want {
+				t.Errorf("%s (%s): snippet\n got %q\nwant %q", tt.name, id, got, want)
+			}
+		}
+	}
+	if n := f.count(`SELECT count(*) FROM probe_windows`); n != 0 {
+		t.Errorf("%d probe windows left behind", n)
+	}
+}
+
+func TestSessionSearchSnippetOfALongDocumentShowsItsMatch(t *testing.T) {
+	f := newFixture(t)
+	text := filler(100_000) + " the needle is here " + filler(100_000)
+	f.persist(hdr("big", 1), texts(text))
+	p := f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
+	if len(p.Items) != 1 {
+		t.Fatalf("%d hits, want 1", len(p.Items))
+	}
+	if got, want := p.Items[0].BestMatch.Snippet, wholeSnippet(t, text, "needle", f.cfg.SnippetChars); got != want {
+		t.Errorf("snippet\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestIndexedTextIsCappedPerEvent(t *testing.T) {
+	f := newFixture(t)
+	text := "headword " + filler(maxDocBytes) + " tailword"
+	f.persist(hdr("big", 1), []session.Event{ev(0, session.TypeUserMessage, userMsg(text))})
+	if got := sessionIDs(f.sessions(sessionquery.SessionSearchRequest{Query: "headword"})); len(got) != 1 {
+		t.Errorf("headword finds %v, want the session", got)
+	}
+	if got := sessionIDs(f.sessions(sessionquery.SessionSearchRequest{Query: "tailword"})); len(got) != 0 {
+		t.Errorf("tailword past the cap finds %v, want nothing", got)
+	}
+	if n := f.count(`SELECT max(length(CAST(text AS BLOB))) FROM persisted_docs`); n > maxDocBytes || n < maxDocBytes-probeWindow {
+		t.Errorf("stored text is %d bytes, want at most %d and close to it", n, maxDocBytes)
+	}
+	if n := f.count(`SELECT max(codepoint_length) FROM persisted_docs`); n > maxDocBytes {
+		t.Errorf("codepoint_length %d counts text past the cap", n)
+	}
+}
+
+func TestCapTextCutsAfterWhitespace(t *testing.T) {
+	text := strings.Repeat("abc ", maxDocBytes/4) + "tail"
+	got := capText(text)
+	if len(got) > maxDocBytes || !strings.HasSuffix(got, " ") {
+		t.Errorf("capText kept %d bytes ending %q", len(got), got[len(got)-8:])
+	}
+	solid := strings.Repeat("é", maxDocBytes)
+	got = capText(solid)
+	if len(got) > maxDocBytes || len(got) < maxDocBytes-1 || !strings.HasSuffix(got, "é") {
+		t.Errorf("capText without whitespace kept %d bytes, want a rune boundary at the cap", len(got))
+	}
+	if short := "short text"; capText(short) != short {
+		t.Errorf("capText changed a short text")
+	}
+}
+
+func TestProbeWindowsCoverTheTextInBoundedOverlappingPieces(t *testing.T) {
+	for name, text := range map[string]string{
+		"words":         filler(50_000),
+		"no whitespace": strings.Repeat("é", 30_000),
+		"mixed":         strings.Repeat("x", 20_000) + " " + filler(20_000),
+		"short":         "one window",
+	} {
+		ws := probeWindows(text)
+		if len(ws) == 0 || ws[0][0] != 0 || ws[len(ws)-1][1] != len(text) {
+			t.Fatalf("%s: windows %v do not span [0, %d)", name, ws, len(text))
+		}
+		for i, w := range ws {
+			if w[1]-w[0] > wholeHighlightBytes {
+				t.Errorf("%s: window %d is %d bytes", name, i, w[1]-w[0])
+			}
+			if i > 0 && w[0] <= ws[i-1][0] {
+				t.Errorf("%s: window %d does not advance", name, i)
+			}
+			if i > 0 && ws[i-1][1] < w[0] {
+				t.Errorf("%s: gap before window %d", name, i)
+			}
+			if i+1 < len(ws) && w[1]-ws[i+1][0] < probeOverlap/2 {
+				t.Errorf("%s: windows %d and %d overlap by %d bytes", name, i, i+1, w[1]-ws[i+1][0])
+			}
+			if name == "words" && w[0] > 0 && text[w[0]-1] != ' ' && text[w[0]-1] != '\n' {
+				t.Errorf("%s: window %d starts mid-word", name, i)
+			}
+		}
+	}
+}
+
+// cancelAfter cancels its context once n probe windows were inserted.
+type cancelAfter struct {
+	querier
+	n, inserted int
+	cancel      func()
+}
+
+func (c *cancelAfter) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if strings.HasPrefix(query, "INSERT INTO probe_windows") {
+		if c.inserted == c.n {
+			c.cancel()
+		}
+		c.inserted++
+	}
+	return c.querier.ExecContext(ctx, query, args...)
+}
+
+func TestFirstMatchStopsProbingWhenCancelled(t *testing.T) {
+	f := newFixture(t)
+	f.sessions(sessionquery.SessionSearchRequest{Query: "open"})
+	if err := f.ix.begin(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer f.ix.queue.release()
+	text := filler(200_000) + " needle"
+	ctx, cancel := context.WithCancel(context.Background())
+	q := &cancelAfter{querier: f.ix.db, n: 3, cancel: cancel}
+	at, err := firstMatch(ctx, q, text, quoteFTS("needle"))
+	if err == nil || ctx.Err() == nil {
+		t.Fatalf("firstMatch = %d, %v after cancellation, want an error", at, err)
+	}
+	if q.inserted > q.n+1 {
+		t.Errorf("probed %d windows after cancellation at window %d", q.inserted, q.n)
+	}
+	var left int
+	if err := f.ix.db.QueryRowContext(context.Background(), `SELECT count(*) FROM probe_windows`).Scan(&left); err != nil || left != 0 {
+		t.Errorf("%d probe windows left behind (%v)", left, err)
+	}
+	at, err = firstMatch(context.Background(), f.ix.db, text, quoteFTS("needle"))
+	if err != nil || text[at:] != "needle" {
+		t.Errorf("firstMatch after a cancelled probe = %d, %v; want the last word", at, err)
+	}
+}
