@@ -130,12 +130,12 @@ func TestBadInputGetsErrorsAndTheAgentLivesOn(t *testing.T) {
 	}{
 		{"not json", `{"jsonrpc":"2.0","id":`, nil, -32700, "Parse error"},
 		{"binary noise", "\x00\x01\x02\xff", nil, -32700, "Parse error"},
-		{"9 MiB line", huge(9 << 20), 50.0, -32602, "Invalid params: unknown session: nope"},
+		{"9 MiB line", huge(9 << 20), 50.0, -32002, "Resource not found: unknown session: nope"},
 		{"11 MiB line", huge(11 << 20), 50.0, -32600, "Invalid request: the frame is"},
 		{"unknown method", `{"jsonrpc":"2.0","id":51,"method":"session/explode","params":{}}`, 51.0, -32601, "Method not found"},
 		{"wrong param types", `{"jsonrpc":"2.0","id":52,"method":"session/prompt","params":{"sessionId":1,"prompt":"hi"}}`, 52.0, -32602, "Invalid params"},
-		{"prompt for unknown session", `{"jsonrpc":"2.0","id":53,"method":"session/prompt","params":{"sessionId":"nope","prompt":[{"type":"text","text":"hi"}]}}`, 53.0, -32602, "Invalid params: unknown session: nope"},
-		{"load from another workspace", fmt.Sprintf(`{"jsonrpc":"2.0","id":54,"method":"session/load","params":%s}`, loadIn(foreign)), 54.0, -32602, "Invalid params: session " + foreign + " was not found in this workspace"},
+		{"prompt for unknown session", `{"jsonrpc":"2.0","id":53,"method":"session/prompt","params":{"sessionId":"nope","prompt":[{"type":"text","text":"hi"}]}}`, 53.0, -32002, "Resource not found: unknown session: nope"},
+		{"load from another workspace", fmt.Sprintf(`{"jsonrpc":"2.0","id":54,"method":"session/load","params":%s}`, loadIn(foreign)), 54.0, -32002, "Resource not found: session " + foreign + " was not found in this workspace"},
 		{"relative cwd", fmt.Sprintf(`{"jsonrpc":"2.0","id":55,"method":"session/new","params":%s}`, newIn("src")), 55.0, -32602, "Invalid params: cwd must be an absolute path: src"},
 		{"missing cwd", fmt.Sprintf(`{"jsonrpc":"2.0","id":56,"method":"session/new","params":%s}`, newIn(filepath.Join(e.cwd, "gone"))), 56.0, -32602, "Invalid params: cwd " + filepath.Join(e.cwd, "gone") + " cannot be used"},
 	}
@@ -171,6 +171,12 @@ func TestBadInputGetsErrorsAndTheAgentLivesOn(t *testing.T) {
 	p.send(`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":42}}`)
 	if f := p.call(62, "session/list", `{}`); f["result"] == nil {
 		t.Fatalf("list after a bad notification: %v", f)
+	}
+
+	// Every field of session/list is optional, so params may be left out.
+	p.send(`{"jsonrpc":"2.0","id":63,"method":"session/list"}`)
+	if f := p.next(); f["id"] != 63.0 || f["result"] == nil {
+		t.Fatalf("session/list without params: %v", f)
 	}
 
 	if err := p.in.Close(); err != nil {

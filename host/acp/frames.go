@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"regexp"
 	"sync"
+
+	sdk "github.com/coder/acp-go-sdk"
 )
 
 // JSON-RPC error codes the frame filter answers with.
@@ -160,6 +162,7 @@ func (f *frameFilter) frame(line []byte) error {
 	if request && f.requests != nil {
 		f.requests.opened()
 	}
+	trimmed = defaultParams(trimmed)
 	if _, err := f.out.Write(append(trimmed, '\n')); err != nil {
 		if request && f.requests != nil {
 			f.requests.answered() // the SDK will never see it
@@ -229,6 +232,45 @@ func validID(raw json.RawMessage) bool {
 	switch v.(type) {
 	case nil, string, float64:
 		return true
+	}
+	return false
+}
+
+// optionalParams are the methods whose params are all optional: a client
+// may omit params (or send null), which JSON-RPC allows but the SDK's
+// decoder rejects.
+var optionalParams = map[string]bool{string(sdk.AgentMethodSessionList): true}
+
+// defaultParams gives a message of an optionalParams method that has no
+// params an empty object; every other message is returned as is.
+func defaultParams(raw []byte) []byte {
+	if !mentionsAny(raw, optionalParams) {
+		return raw // the common case: not decoded twice
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return raw
+	}
+	var method string
+	if json.Unmarshal(m["method"], &method) != nil || !optionalParams[method] {
+		return raw
+	}
+	if p, ok := m["params"]; ok && !bytes.Equal(bytes.TrimSpace(p), []byte("null")) {
+		return raw
+	}
+	m["params"] = json.RawMessage("{}")
+	out, err := json.Marshal(m)
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+func mentionsAny(raw []byte, methods map[string]bool) bool {
+	for m := range methods {
+		if bytes.Contains(raw, []byte(`"`+m+`"`)) {
+			return true
+		}
 	}
 	return false
 }

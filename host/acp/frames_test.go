@@ -31,10 +31,10 @@ func TestBadFramesGetErrorsAndTheConnectionLivesOn(t *testing.T) {
 		{"number method", `{"jsonrpc":"2.0","id":5,"method":7}`, 5.0, -32600, "Invalid request: method must be a non-empty string"},
 		{"unknown method", `{"jsonrpc":"2.0","id":6,"method":"session/teleport","params":{}}`, 6.0, -32601, "Method not found"},
 		{"wrong param type", `{"jsonrpc":"2.0","id":7,"method":"session/new","params":{"cwd":42,"mcpServers":[]}}`, 7.0, -32602, "Invalid params"},
-		{"unknown session", `{"jsonrpc":"2.0","id":"p","method":"session/prompt","params":{"sessionId":"nope","prompt":[{"type":"text","text":"hi"}]}}`, "p", -32602, "Invalid params: unknown session: nope"},
+		{"unknown session", `{"jsonrpc":"2.0","id":"p","method":"session/prompt","params":{"sessionId":"nope","prompt":[{"type":"text","text":"hi"}]}}`, "p", -32002, "Resource not found: unknown session: nope"},
 		{"relative cwd", `{"jsonrpc":"2.0","id":8,"method":"session/new","params":{"cwd":"rel","mcpServers":[]}}`, 8.0, -32602, "Invalid params: cwd must be an absolute path: rel"},
-		{"9 MiB line", big(9 << 20), 77.0, -32602, "Invalid params: unknown session: x"},
-		{"line at the limit", big(MaxFrameBytes - len(big(0))), 77.0, -32602, "Invalid params: unknown session: x"},
+		{"9 MiB line", big(9 << 20), 77.0, -32002, "Resource not found: unknown session: x"},
+		{"line at the limit", big(MaxFrameBytes - len(big(0))), 77.0, -32002, "Resource not found: unknown session: x"},
 		{"line one byte over the limit", big(MaxFrameBytes - len(big(0)) + 1), 77.0, -32600, fmt.Sprintf("Invalid request: the frame is %d bytes, over the limit of %d bytes; send large content as a resource link instead of embedding it", MaxFrameBytes+1, MaxFrameBytes)},
 		{"11 MiB line", big(11 << 20), 77.0, -32600, fmt.Sprintf("Invalid request: the frame is %d bytes, over the limit of %d bytes; send large content as a resource link instead of embedding it", len(big(11<<20)), MaxFrameBytes)},
 	}

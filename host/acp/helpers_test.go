@@ -326,6 +326,10 @@ func registerFakeTools(t *testing.T, reg *tools.Registry) {
 				return &tools.CallView{Kind: tools.KindEdit, Title: "Change " + filepath.Base(p), Locations: []tools.FileLocation{{Path: p}}, RawInput: json.RawMessage(call.Args),
 					Diff: &tools.Diff{Path: p, OldText: &old, NewText: "new\n"}}
 			},
+			LoggedDiff: func(call *tools.Call) *tools.Diff {
+				old := "logged old\n"
+				return &tools.Diff{Path: abs(call), OldText: &old, NewText: "logged new\n"}
+			},
 		},
 		{
 			Name: "run", Description: "Run a command.", Effect: tools.EffectExecute,
@@ -550,6 +554,20 @@ func kinds(ns []sdk.SessionNotification) []string {
 			out = append(out, "config_option_update")
 		default:
 			out = append(out, "other")
+		}
+	}
+	return out
+}
+
+// statusesOf is the status sequence a tool call went through.
+func statusesOf(ns []sdk.SessionNotification, id string) []string {
+	var out []string
+	for _, n := range ns {
+		switch u := n.Update; {
+		case u.ToolCall != nil && string(u.ToolCall.ToolCallId) == id:
+			out = append(out, string(u.ToolCall.Status))
+		case u.ToolCallUpdate != nil && string(u.ToolCallUpdate.ToolCallId) == id && u.ToolCallUpdate.Status != nil:
+			out = append(out, string(*u.ToolCallUpdate.Status))
 		}
 	}
 	return out

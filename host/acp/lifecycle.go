@@ -142,7 +142,7 @@ func (s *server) reopen(ctx context.Context, id, reqCwd string, extra []string, 
 // workspace with the same message, so a probe learns nothing about other
 // workspaces.
 func (s *server) inWorkspace(ctx context.Context, id, cwd string) error {
-	notHere := invalidParams("session %s was not found in this workspace", id)
+	notHere := notFound("session %s was not found in this workspace", id)
 	if id == "" {
 		return invalidParams("sessionId is required")
 	}
@@ -179,7 +179,7 @@ func (s *server) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (sdk
 	delete(s.sessions, string(p.SessionId))
 	s.mu.Unlock()
 	if !ok {
-		return sdk.CloseSessionResponse{}, invalidParams("unknown session: %s", p.SessionId)
+		return sdk.CloseSessionResponse{}, notFound("unknown session: %s", p.SessionId)
 	}
 	if err := ss.close(s.opts.Sessions); err != nil {
 		return sdk.CloseSessionResponse{}, internalError("closing session %s: %v", ss.id, err)

@@ -143,7 +143,7 @@ func TestLoadOfForeignOrUnknownSessionGivesTheSameError(t *testing.T) {
 	load := func(id sdk.SessionId) string {
 		_, err := h.conn.LoadSession(h.ctx, sdk.LoadSessionRequest{SessionId: id, Cwd: mine, McpServers: []sdk.McpServer{}})
 		re, ok := err.(*sdk.RequestError)
-		if !ok || re.Code != -32602 {
+		if !ok || re.Code != -32002 {
 			t.Fatalf("load %s: %v", id, err)
 		}
 		b, _ := json.Marshal(re)
@@ -202,11 +202,11 @@ func TestCloseSessionFlushesAndForgetsIt(t *testing.T) {
 		t.Errorf("closed = %v", got)
 	}
 	_, err := h.prompt(id, "hello")
-	if re, ok := err.(*sdk.RequestError); !ok || re.Message != "Invalid params: unknown session: "+string(id) {
+	if re, ok := err.(*sdk.RequestError); !ok || re.Message != "Resource not found: unknown session: "+string(id) {
 		t.Errorf("prompt after close: %v", err)
 	}
 	_, err = h.conn.CloseSession(h.ctx, sdk.CloseSessionRequest{SessionId: id})
-	if re, ok := err.(*sdk.RequestError); !ok || re.Code != -32602 {
+	if re, ok := err.(*sdk.RequestError); !ok || re.Code != -32002 {
 		t.Errorf("second close: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/seed-e9b4dba4/dsh/host/agent"
+	"github.com/seed-e9b4dba4/dsh/host/llm"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 )
 
@@ -51,7 +52,7 @@ func (ss *sess) begin(ctx context.Context, msgID string) (*promptRun, error) {
 		ss.mu.Lock()
 		if ss.closed {
 			ss.mu.Unlock()
-			return nil, invalidParams("session %s is closed", ss.id)
+			return nil, notFound("session %s is closed", ss.id)
 		}
 		prev := ss.run
 		if prev == nil {
@@ -113,7 +114,7 @@ func (ss *sess) settle(run *promptRun, ctxDone bool) (sdk.PromptResponse, error)
 // stopReason maps the prompt's turn end to the answer. An explicit cancel
 // wins; a turn that never started (its prompt was dropped) was cancelled.
 // max-tokens answers max_tokens, which Zed reports to the user, rather than
-// a silent end_turn.
+// a silent end_turn; a content-filter stop is a refusal.
 func stopReason(end *session.TurnEndReason, cancelled bool) (sdk.PromptResponse, error) {
 	if cancelled || end == nil {
 		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
@@ -129,6 +130,10 @@ func stopReason(end *session.TurnEndReason, cancelled bool) (sdk.PromptResponse,
 		}
 		return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}, nil
 	case session.EndError:
+		if isRefusal(end) {
+			// The provider's own words were sent as an agent message.
+			return sdk.PromptResponse{StopReason: sdk.StopReasonRefusal}, nil
+		}
 		msg := "the turn ended with an error"
 		if end.Error != nil {
 			msg = end.Error.Message
@@ -141,6 +146,12 @@ func stopReason(end *session.TurnEndReason, cancelled bool) (sdk.PromptResponse,
 	default: // completed, blocked
 		return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}, nil
 	}
+}
+
+// isRefusal reports whether a turn ended because the provider's content
+// filter stopped the reply, which ACP calls a refusal rather than an error.
+func isRefusal(end *session.TurnEndReason) bool {
+	return end.Kind == session.EndError && end.Error != nil && end.Error.Code == llm.CodeContentFilter
 }
 
 // Cancel is session/cancel: the running prompt answers "cancelled" after

@@ -53,12 +53,15 @@ func TestPromptToolCallsShowCardsAndResults(t *testing.T) {
 	}
 	ns := h.c.take()
 	got := kinds(ns)
+	// Each call goes pending, in_progress once cleared to run (in model
+	// order, parallel calls too), then completed.
 	want := []string{
 		"session_info_update:work",
-		"tool_call:call_1:in_progress", "tool_call:call_2:in_progress",
+		"tool_call:call_1:pending", "tool_call_update:call_1:in_progress",
+		"tool_call:call_2:pending", "tool_call_update:call_2:in_progress",
 		"tool_call_update:call_1:completed", "tool_call_update:call_2:completed",
-		"tool_call:call_1:in_progress", "tool_call_update:call_1:completed",
-		"tool_call:call_1:in_progress", "tool_call_update:call_1:completed",
+		"tool_call:call_1:pending", "tool_call_update:call_1:in_progress", "tool_call_update:call_1:completed",
+		"tool_call:call_1:pending", "tool_call_update:call_1:in_progress", "tool_call_update:call_1:completed",
 		"agent_message_chunk:done",
 	}
 	if !slices.Equal(got, want) {
@@ -72,17 +75,17 @@ func TestPromptToolCallsShowCardsAndResults(t *testing.T) {
 	if raw, _ := json.Marshal(look.RawInput); string(raw) != `{"path":"a.txt"}` {
 		t.Errorf("rawInput = %s", raw)
 	}
-	if c := ns[3].Update.ToolCallUpdate.Content; len(c) != 1 || c[0].Content.Content.Text.Text != "looked at a.txt" {
+	if c := ns[5].Update.ToolCallUpdate.Content; len(c) != 1 || c[0].Content.Content.Text.Text != "looked at a.txt" {
 		t.Errorf("look result content = %+v", c)
 	}
-	change, changed := ns[5].Update.ToolCall, ns[6].Update.ToolCallUpdate
+	change, changed := ns[7].Update.ToolCall, ns[9].Update.ToolCallUpdate
 	if change.Kind != sdk.ToolKindEdit || len(change.Content) != 1 || change.Content[0].Diff == nil || change.Content[0].Diff.NewText != "new\n" {
 		t.Errorf("change card = %+v", change)
 	}
 	if len(changed.Content) != 1 || changed.Content[0].Diff == nil || *changed.Content[0].Diff.OldText != "old\n" {
 		t.Errorf("a successful edit does not show its diff: %+v", changed.Content)
 	}
-	ran := ns[8].Update.ToolCallUpdate.Content[0].Content.Content.Text.Text
+	ran := ns[12].Update.ToolCallUpdate.Content[0].Content.Content.Text.Text
 	if want := "````console\nran ```ok```\n[exit code: 0]\n````"; ran != want {
 		t.Errorf("command output = %q, want %q", ran, want)
 	}
@@ -133,14 +136,18 @@ func TestPromptRejectsEmptyUnsupportedAndUnknown(t *testing.T) {
 		{"audio", id, []sdk.ContentBlock{sdk.AudioBlock("aGk=", "audio/wav")}, "Invalid params: audio prompt content is not supported"},
 		{"blob resource", id, []sdk.ContentBlock{sdk.ResourceBlock(sdk.EmbeddedResourceResource{BlobResourceContents: &sdk.BlobResourceContents{Blob: "aGk=", Uri: "file:///x.bin"}})},
 			"Invalid params: prompt block 0 is a binary embedded resource, which is not supported; embed text or send a resource link"},
-		{"unknown session", "nope", []sdk.ContentBlock{sdk.TextBlock("hi")}, "Invalid params: unknown session: nope"},
+		{"unknown session", "nope", []sdk.ContentBlock{sdk.TextBlock("hi")}, "Resource not found: unknown session: nope"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := h.conn.Prompt(h.ctx, sdk.PromptRequest{SessionId: tc.session, Prompt: tc.content})
+			code := -32602
+			if strings.HasPrefix(tc.want, "Resource not found") {
+				code = -32002
+			}
 			re, ok := err.(*sdk.RequestError)
-			if !ok || re.Code != -32602 || re.Message != tc.want {
-				t.Fatalf("error = %v, want -32602 %q", err, tc.want)
+			if !ok || re.Code != code || re.Message != tc.want {
+				t.Fatalf("error = %v, want %d %q", err, code, tc.want)
 			}
 		})
 	}
@@ -250,7 +257,8 @@ func TestCancelWhileApprovalIsPendingFailsTheQueuedCalls(t *testing.T) {
 		t.Fatalf("stop reason = %s", resp.StopReason)
 	}
 	got := kinds(h.c.take())
-	want := []string{"session_info_update:go", "tool_call:call_1:in_progress", "tool_call_update:call_1:failed", "tool_call:call_2:in_progress", "tool_call_update:call_2:failed"}
+	// Neither call ever ran: pending, then failed.
+	want := []string{"session_info_update:go", "tool_call:call_1:pending", "tool_call_update:call_1:failed", "tool_call:call_2:pending", "tool_call_update:call_2:failed"}
 	if !slices.Equal(got, want) {
 		t.Errorf("updates = %v\nwant %v", got, want)
 	}

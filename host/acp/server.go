@@ -39,6 +39,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	conn.SetLogger(slog.New(sdkLog))
 	s.conn = conn
 	restore := opts.Tools.SetApprover(&approver{s: s, next: opts.Tools.Approver()})
+	unhook := opts.Tools.Cleared.Subscribe(s.cleared)
 
 	filter := &frameFilter{in: in, out: pw, w: w, max: opts.MaxFrameBytes, log: opts.Log, requests: requests}
 	filtered := make(chan struct{})
@@ -59,6 +60,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	// output. Then the sessions close.
 	requests.wait(ctx)
 	err = s.shutdown()
+	unhook()
 	restore()
 	_ = pr.Close()
 	select {
@@ -136,7 +138,7 @@ func (s *server) session(id sdk.SessionId) (*sess, error) {
 	defer s.mu.Unlock()
 	ss, ok := s.sessions[string(id)]
 	if !ok {
-		return nil, invalidParams("unknown session: %s", id)
+		return nil, notFound("unknown session: %s", id)
 	}
 	return ss, nil
 }
@@ -153,6 +155,16 @@ func (s *server) owns(call *tools.Call) (*sess, bool) {
 		return nil, false
 	}
 	return ss, true
+}
+
+// cleared hears of every call that may now run: a call of one of the
+// connection's sessions is reported in progress, after any approval and in
+// model order, so the client sees pending, in_progress, then completed or
+// failed.
+func (s *server) cleared(call *tools.Call) {
+	if ss, ok := s.owns(call); ok {
+		ss.out.Push(sdk.UpdateToolCall(sdk.ToolCallId(call.CallID), sdk.WithUpdateStatus(sdk.ToolCallStatusInProgress)))
+	}
 }
 
 // sendUpdate writes one session/update; it never uses a request context, so

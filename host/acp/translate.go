@@ -70,14 +70,31 @@ func (t *translator) stream(e session.Event) []sdk.SessionUpdate {
 		if e.DecodeData(&d) != nil {
 			return nil
 		}
-		notice := retryNotice(d)
-		if t.midLine {
-			notice = "\n\n" + notice
+		return []sdk.SessionUpdate{t.notice(retryNotice(d))}
+	case session.TypeTurnEnd:
+		var d session.TurnEnd
+		if e.DecodeData(&d) != nil || !isRefusal(&d.Reason) {
+			return nil
 		}
-		t.midLine = false
-		return []sdk.SessionUpdate{sdk.UpdateAgentMessageText(notice)}
+		return []sdk.SessionUpdate{t.notice(refusalNotice(d.Reason.Error))}
 	}
 	return nil
+}
+
+// notice is a bracketed line of dsh's own in the reply, on a line of its
+// own.
+func (t *translator) notice(text string) sdk.SessionUpdate {
+	if t.midLine {
+		text = "\n\n" + text
+	}
+	t.midLine = false
+	return sdk.UpdateAgentMessageText(text)
+}
+
+// refusalNotice is what the provider said when its content filter stopped
+// the reply.
+func refusalNotice(f *session.Failure) string {
+	return fmt.Sprintf("[the provider refused to continue: %s]\n\n", strings.TrimSpace(f.Message))
 }
 
 // replay maps an event of a loaded log: the committed conversation as the
@@ -125,6 +142,9 @@ func (t *translator) replay(e session.Event) []sdk.SessionUpdate {
 		if e.DecodeData(&d) != nil || d.Reason.Kind != session.EndError || d.Reason.Error == nil {
 			return nil
 		}
+		if isRefusal(&d.Reason) {
+			return []sdk.SessionUpdate{sdk.UpdateAgentMessageText("\n\n" + refusalNotice(d.Reason.Error))}
+		}
 		return []sdk.SessionUpdate{sdk.UpdateAgentMessageText(fmt.Sprintf("\n\n[turn failed: %s]\n\n", d.Reason.Error.Message))}
 	}
 	return nil
@@ -154,7 +174,7 @@ func (t *translator) chunk(e session.Event) []sdk.SessionUpdate {
 	return nil
 }
 
-// toolCall announces a call as in progress, with the tool's own card: kind,
+// toolCall announces a call, with the tool's own card: kind,
 // title, locations, raw input and, live (not in a replay), the proposed diff
 // or the display terminal. The card is built on the appending goroutine,
 // before the tool runs, so a diff shows the file as it was.
@@ -180,11 +200,17 @@ func (t *translator) toolCall(e session.Event, live bool) []sdk.SessionUpdate {
 	}
 	t.open[d.CallID] = openCall{call: call, view: view, terminal: terminal}
 	t.mu.Unlock()
+	// A live call is pending until it starts to run (it may first need the
+	// user's approval); the executing hook then reports it in progress.
+	status := sdk.ToolCallStatusPending
+	if !live {
+		status = sdk.ToolCallStatusInProgress
+	}
 	tc := sdk.SessionUpdateToolCall{
 		ToolCallId: sdk.ToolCallId(d.CallID),
 		Title:      view.Title,
 		Kind:       sdk.ToolKind(view.Kind),
-		Status:     sdk.ToolCallStatusInProgress,
+		Status:     status,
 		Locations:  locations(view.Locations),
 		RawInput:   shownInput(view.RawInput),
 	}
@@ -221,10 +247,17 @@ func (t *translator) toolResult(e session.Event, live bool) []sdk.SessionUpdate 
 	kind := tools.KindOther
 	if known {
 		kind = oc.view.Kind
-		if live && !failed {
+		def, defined := t.reg.For(oc.call)
+		switch {
+		case failed:
+		case live:
 			diff = oc.view.Diff
+		case defined && def.LoggedDiff != nil:
+			// A replay cannot preview against the disk, which has moved
+			// on; the logged call still tells what it changed.
+			diff = def.LoggedDiff(oc.call)
 		}
-		if def, ok := t.reg.For(oc.call); ok && def.PresentResult != nil {
+		if defined && def.PresentResult != nil {
 			res := tools.Result{IsError: failed, Content: block.Content}
 			if d.Error != nil {
 				res.Error = &tools.ErrorInfo{Name: d.Error.Name, Code: d.Error.Code, Message: text}

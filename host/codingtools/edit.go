@@ -53,6 +53,19 @@ func (s *Set) editTool() *tools.Definition {
 			v.Locations = []tools.FileLocation{loc}
 			return v
 		},
+		LoggedDiff: func(call *tools.Call) *tools.Diff {
+			var a editArgs
+			if decodeArgs(nameEdit, call, &a) != nil || a.OldString == nil || a.NewString == nil {
+				return nil
+			}
+			abs, err := resolvePath(nameEdit, call, a.FilePath, "file_path")
+			if err != nil {
+				return nil
+			}
+			// The replaced text against its replacement: the rest of the
+			// file as it was is not logged.
+			return &tools.Diff{Path: abs, OldText: a.OldString, NewText: *a.NewString}
+		},
 	}
 }
 

@@ -51,6 +51,19 @@ func (s *Set) writeTool() *tools.Definition {
 			}
 			return v
 		},
+		LoggedDiff: func(call *tools.Call) *tools.Diff {
+			var a writeArgs
+			if decodeArgs(nameWrite, call, &a) != nil || a.Content == nil {
+				return nil
+			}
+			abs, err := resolvePath(nameWrite, call, a.FilePath, "file_path")
+			if err != nil {
+				return nil
+			}
+			// What the file held before is not logged: the diff shows the
+			// content written.
+			return &tools.Diff{Path: abs, NewText: *a.Content}
+		},
 	}
 }
 

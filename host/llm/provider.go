@@ -79,6 +79,9 @@ const (
 	CodeUnsupportedEffort = "UNSUPPORTED_REASONING_EFFORT"
 	CodeReplay            = "REPLAY"
 	CodeUnknown           = "UNKNOWN"
+	// CodeContentFilter is a reply the provider's content filter stopped
+	// (OpenAI's finish_reason "content_filter"): a refusal, not a fault.
+	CodeContentFilter = "CONTENT_FILTER"
 )
 
 // Error is a typed provider failure.

@@ -135,6 +135,9 @@ func (r *Registry) gate(ctx context.Context, p *Prepared) *Prepared {
 	if ctx.Err() != nil {
 		return p.settle(stagePost, aborted(false, nil))
 	}
+	r.Cleared.Emit(call, func(v any) {
+		r.log.Error("cleared-call observer panicked", "tool", call.Name, "callId", call.CallID, "panic", v)
+	})
 	return p
 }
 

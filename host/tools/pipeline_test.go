@@ -463,3 +463,29 @@ func TestErrorResult(t *testing.T) {
 		t.Fatalf("got %+v", res)
 	}
 }
+
+func TestClearedSeesOnlyCallsThatPassedTheGateBeforeTheyRun(t *testing.T) {
+	e := newEnv(t)
+	a := &fakeApprover{outcome: tools.AllowedOnce}
+	e.reg.SetApprover(a)
+	ask := false
+	e.reg.PreExecute.Use(func(ctx context.Context, c *tools.Call, next hook.Next[*tools.Call, tools.PreDecision]) tools.PreDecision {
+		if ask {
+			return tools.PreDecision{Kind: tools.Ask}
+		}
+		return next(ctx, c)
+	})
+	var cleared []string
+	e.reg.Cleared.Subscribe(func(c *tools.Call) { cleared = append(cleared, fmt.Sprintf("%s ran=%d", c.Arguments, e.bodyRuns)) })
+	e.reg.Cleared.Subscribe(func(*tools.Call) { panic("observer bug") })
+	e.reg.Run(context.Background(), call("echo", `{"text":"allowed"}`))
+	ask = true
+	e.reg.Run(context.Background(), call("echo", `{"text":"approved"}`))
+	a.outcome = tools.Rejected
+	e.reg.Run(context.Background(), call("echo", `{"text":"rejected"}`))
+	e.reg.Run(context.Background(), call("echo", `{"n":"not a number"}`))
+	want := []string{`{"text":"allowed"} ran=0`, `{"text":"approved"} ran=1`}
+	if fmt.Sprint(cleared) != fmt.Sprint(want) {
+		t.Fatalf("cleared %q, want %q", cleared, want)
+	}
+}

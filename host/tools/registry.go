@@ -23,6 +23,10 @@ type Registry struct {
 	// PostExecute sees every result and may accept, replace content or
 	// block; its terminal accepts unchanged.
 	PostExecute hook.Chain[PostInput, PostDecision]
+	// Cleared observes every call that passed the gate (allowed or
+	// approved, no guard objected) as Prepare returns it ready to
+	// dispatch: from the preparing goroutine, in model order.
+	Cleared hook.Observers[*Call]
 	// Results observes every completed call.
 	Results hook.Observers[Completed]
 

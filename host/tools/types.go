@@ -111,6 +111,10 @@ type Definition struct {
 	// PresentCall and PresentResult describe the call for front ends.
 	PresentCall   func(call *Call) *CallView
 	PresentResult func(call *Call, res Result) *ResultView
+	// LoggedDiff is the change a call that succeeded made, told from its
+	// arguments alone (the disk has moved on since), for front ends that
+	// replay a logged session. Nil means the tool changes no file.
+	LoggedDiff func(call *Call) *Diff
 }
 
 // Schema is what a request carries for one tool.
