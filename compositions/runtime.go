@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -143,6 +144,15 @@ func (r *Runtime) mount(ctx context.Context) error {
 		return errors.New("compositions: the permissions plugin did not provide its service")
 	}
 	r.Permissions = perms
+	// dsh's own data always asks, even in a workspace that contains it: the
+	// session logs and index hold every past conversation, and the home's
+	// config and trust file decide what later starts may do. The service
+	// lives as long as the runtime, so the protection is never removed.
+	protected := []string{r.Config.Home, r.Config.Sessions.Dir}
+	if index := r.Config.SessionQuery.Path; filepath.IsAbs(index) {
+		protected = append(protected, index, index+"-wal", index+"-shm", index+"-journal")
+	}
+	_ = perms.Protect(protected...)
 	return nil
 }
 

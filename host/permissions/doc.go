@@ -7,7 +7,12 @@
 // bash asks), read-only (everything but reading, searching and session state
 // is refused), bypass (everything runs). In every mode but bypass a call
 // touching a path outside the session's workspace asks, whatever its effect;
-// tools with EffectState (todo_write) always run. A call's paths are the
+// tools with EffectState (todo_write) always run. Protected paths ask in
+// every mode but bypass, even inside the workspace, and no "allow always"
+// answer covers them: a change under a .dsh or .git directory (dsh's project
+// config can turn approvals off for later starts; git config and hooks run
+// code), and a read or change of dsh's own data (Service.Protect: its home,
+// session logs and index), including a read of a folder that contains it. A call's paths are the
 // locations its definition's PresentCall reports, so a tool opts in to path
 // checks by presenting its paths, which it does for front ends anyway.
 //

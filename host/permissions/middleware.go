@@ -41,7 +41,7 @@ func (s *Service) Middleware() hook.Middleware[*tools.Call, tools.PreDecision] {
 func (s *Service) approve(ctx context.Context, call *tools.Call, d Decision, down tools.PreDecision) tools.PreDecision {
 	sid := sessionID(call)
 	outside := len(d.Outside) > 0
-	if s.granted(sid, call.Name, outside) {
+	if !d.Protected && s.granted(sid, call.Name, outside) {
 		return down
 	}
 	mode := s.Mode(sid)
@@ -63,7 +63,9 @@ func (s *Service) approve(ctx context.Context, call *tools.Call, d Decision, dow
 	}
 	switch outcome {
 	case tools.AllowedAlways:
-		s.Grant(sid, call.Name, outside)
+		if !d.Protected {
+			s.Grant(sid, call.Name, outside)
+		}
 		return tools.PreDecision{Kind: tools.Allow}
 	case tools.AllowedOnce:
 		return tools.PreDecision{Kind: tools.Allow}

@@ -15,6 +15,10 @@ type Decision struct {
 	Reason string
 	// Outside lists the call's paths outside the workspace.
 	Outside []string
+	// Protected is set when the ask is about a protected path (see
+	// Service.Protect): no earlier "allow always" answer covers it, and an
+	// "allow always" answer to it is taken as "allow once".
+	Protected bool
 }
 
 // Decide applies the session's mode to call, whose definition is def.
@@ -24,6 +28,12 @@ func (s *Service) Decide(call *tools.Call, def *tools.Definition) Decision {
 		return Decision{Kind: tools.Allow}
 	}
 	outside, problem := s.outside(call, def)
+	if def.Effect == tools.EffectWrite && mode == ModeReadOnly {
+		return readOnlyDenial(call.Name)
+	}
+	if reason := s.protection(call, def); reason != "" {
+		return Decision{Kind: tools.Ask, Reason: reason, Outside: outside, Protected: true}
+	}
 	switch def.Effect {
 	case tools.EffectRead:
 		if problem != "" {
@@ -34,9 +44,6 @@ func (s *Service) Decide(call *tools.Call, def *tools.Definition) Decision {
 		}
 		return Decision{Kind: tools.Allow}
 	case tools.EffectWrite:
-		if mode == ModeReadOnly {
-			return readOnlyDenial(call.Name)
-		}
 		if len(outside) > 0 {
 			return Decision{Kind: tools.Ask, Reason: "changes files outside the workspace: " + list(outside), Outside: outside}
 		}

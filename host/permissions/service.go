@@ -36,7 +36,9 @@ type Service struct {
 	modes   map[string]Mode
 	grants  map[string]map[string]grantScope // session -> tool -> scope
 	trusted map[int]string
-	nextID  int
+	// protected holds dsh's own data dirs (see Protect).
+	protected map[int]string
+	nextID    int
 
 	changes hook.Observers[ModeChange]
 }
@@ -45,11 +47,12 @@ type Service struct {
 // through reg's approver.
 func New(reg *tools.Registry, def Mode) *Service {
 	return &Service{
-		reg:     reg,
-		def:     def,
-		modes:   map[string]Mode{},
-		grants:  map[string]map[string]grantScope{},
-		trusted: map[int]string{},
+		reg:       reg,
+		def:       def,
+		modes:     map[string]Mode{},
+		grants:    map[string]map[string]grantScope{},
+		trusted:   map[int]string{},
+		protected: map[int]string{},
 	}
 }
 
