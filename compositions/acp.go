@@ -3,6 +3,7 @@ package compositions
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/seed-e9b4dba4/dsh/host/acp"
@@ -26,5 +27,11 @@ func ServeACP(ctx context.Context, r *Runtime, in io.Reader, out io.Writer, vers
 		Version:      version,
 		Log:          r.Log.With("component", "acp"),
 		NewID:        r.NewID,
+		Workspace: func(cwd string) error {
+			if err := r.CheckWorkspace(cwd); err != nil {
+				return fmt.Errorf("%w (or start dsh acp with %s)", err, AllowBroadWorkspaceFlag)
+			}
+			return nil
+		},
 	})
 }

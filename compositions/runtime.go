@@ -26,6 +26,10 @@ import (
 	"github.com/seed-e9b4dba4/dsh/plugins/timeout"
 )
 
+// AllowBroadWorkspaceFlag is the command-line flag that sets
+// Options.AllowBroadWorkspace, named in refusals.
+const AllowBroadWorkspaceFlag = "--allow-broad-workspace"
+
 // Kind names a composition.
 type Kind string
 
@@ -50,6 +54,11 @@ type Options struct {
 	LogWriter io.Writer
 	// Version is reported to providers and front ends.
 	Version string
+	// AllowBroadWorkspace admits sessions whose workspace is the file
+	// system root, the user's home or a folder holding dsh's data, which
+	// are refused otherwise (the user confirmed it, or passed
+	// --allow-broad-workspace).
+	AllowBroadWorkspace bool
 }
 
 // Runtime is one composed host: its services, its plugins and the live
@@ -68,8 +77,9 @@ type Runtime struct {
 	// Query is the session-query service; nil in the headless composition.
 	Query *sessionquery.Service
 
-	clock    *clock
-	closeLog func() error
+	clock      *clock
+	closeLog   func() error
+	allowBroad bool
 
 	mu      sync.Mutex
 	agents  map[string]*agent.Agent
@@ -93,17 +103,18 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 		return nil, errors.Join(err, closeLog())
 	}
 	r := &Runtime{
-		Host:     host.New(log),
-		Config:   cfg,
-		Kind:     opts.Kind,
-		Log:      log,
-		Sessions: session.NewRegistry(),
-		Tools:    tools.NewRegistry(log),
-		Prompt:   prompt.NewRegistry(),
-		clock:    clk,
-		closeLog: closeLog,
-		agents:   map[string]*agent.Agent{},
-		writers:  map[string]*store.Writer{},
+		Host:       host.New(log),
+		Config:     cfg,
+		Kind:       opts.Kind,
+		Log:        log,
+		Sessions:   session.NewRegistry(),
+		Tools:      tools.NewRegistry(log),
+		Prompt:     prompt.NewRegistry(),
+		clock:      clk,
+		closeLog:   closeLog,
+		allowBroad: opts.AllowBroadWorkspace,
+		agents:     map[string]*agent.Agent{},
+		writers:    map[string]*store.Writer{},
 	}
 	r.Store = store.New(cfg.Sessions.Dir, store.Options{Now: clk.Now, Log: log})
 	if r.Provider, err = newProvider(cfg, opts.Version); err != nil {

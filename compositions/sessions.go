@@ -7,15 +7,37 @@ import (
 	"path/filepath"
 
 	"github.com/seed-e9b4dba4/dsh/host/agent"
+	"github.com/seed-e9b4dba4/dsh/host/config"
+	"github.com/seed-e9b4dba4/dsh/host/permissions"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/store"
 )
+
+// CheckWorkspace refuses, with a *permissions.BroadWorkspaceError, a
+// workspace that is the file system root, the user's home or a folder
+// holding dsh's data, unless the runtime was built with
+// AllowBroadWorkspace. Every way of starting a session checks it.
+func (r *Runtime) CheckWorkspace(cwd string) error {
+	if r.allowBroad {
+		return nil
+	}
+	return CheckWorkspace(r.Config, cwd)
+}
+
+// CheckWorkspace is the check every runtime applies before a session
+// starts, for front ends that ask the user before composing one.
+func CheckWorkspace(cfg *config.Config, cwd string) error {
+	return permissions.CheckWorkspace(cwd, cfg.UserHome(), cfg.Home, cfg.Sessions.Dir)
+}
 
 // NewSession creates a fresh persisted session in cwd (an absolute
 // directory) and returns the agent driving it.
 func (r *Runtime) NewSession(ctx context.Context, cwd string) (*agent.Agent, error) {
 	if !filepath.IsAbs(cwd) {
 		return nil, fmt.Errorf("session workspace must be an absolute path, got %q", cwd)
+	}
+	if err := r.CheckWorkspace(cwd); err != nil {
+		return nil, err
 	}
 	h := session.Header{
 		Version:         session.FormatVersion,
@@ -42,6 +64,11 @@ func (r *Runtime) ResumeSession(ctx context.Context, id string) (*agent.Agent, e
 	if err != nil {
 		return nil, err
 	}
+	if h.Cwd != nil {
+		if err := r.CheckWorkspace(*h.Cwd); err != nil {
+			return nil, errors.Join(err, w.Close())
+		}
+	}
 	return r.start(h, events, w, true)
 }
 
@@ -64,6 +91,11 @@ func (r *Runtime) ForkSession(ctx context.Context, id string, boundary int) (*ag
 	h, seed, err := session.Fork(src, events, boundary, r.NewID(), r.Now().UnixMilli())
 	if err != nil {
 		return nil, err
+	}
+	if h.Cwd != nil {
+		if err := r.CheckWorkspace(*h.Cwd); err != nil {
+			return nil, err
+		}
 	}
 	w, err := r.Store.Create(h, seed)
 	if err != nil {

@@ -122,7 +122,7 @@ dsh config show`,
 	}
 	requireSubcommand(root)
 	// Bare dsh is the terminal UI; it refuses clearly without a terminal.
-	root.RunE = func(c *cobra.Command, _ []string) error { return runTUI(c.Context(), g, "") }
+	root.RunE = func(c *cobra.Command, _ []string) error { return runTUI(c.Context(), g, "", false) }
 	root.SetIn(g.stdin)
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)

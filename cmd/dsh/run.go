@@ -18,14 +18,16 @@ import (
 var errTurnNotCompleted = errors.New("the task did not complete")
 
 func newRunCmd(g *globals) *cobra.Command {
-	var raw bool
+	var raw, allowBroad bool
 	cmd := &cobra.Command{
 		Use:   "run TASK",
 		Short: "Run one task headless and print the final answer",
 		Long: `Run one task in a fresh session in the current directory and print the
 agent's final answer on stdout. The exit code is 0 only when the turn
 completed. Nothing asks for approval: tools that would ask are denied unless
-permissions.mode is bypass (e.g. --set permissions.mode=bypass).
+permissions.mode is bypass (e.g. --set permissions.mode=bypass). A workspace
+of /, your home directory or a folder containing the dsh home is refused
+unless --allow-broad-workspace is given.
 
 On a terminal the answer is printed with control characters and escape
 sequences made visible (\x1b), so a reply cannot recolour the terminal, plant
@@ -41,8 +43,14 @@ redirected output is always the raw answer.`,
 			if err != nil {
 				return err
 			}
+			if !allowBroad {
+				if err := compositions.CheckWorkspace(cfg, cwd); err != nil {
+					return fmt.Errorf("%w; to run here anyway pass %s", err, compositions.AllowBroadWorkspaceFlag)
+				}
+			}
 			rt, err := compositions.New(cmd.Context(), compositions.Options{
 				Config: cfg, Kind: compositions.Headless, LogWriter: g.stderr, Version: version(),
+				AllowBroadWorkspace: allowBroad,
 			})
 			if err != nil {
 				return err
@@ -63,6 +71,7 @@ redirected output is always the raw answer.`,
 		},
 	}
 	cmd.Flags().BoolVar(&raw, "raw", false, "print the answer byte for byte even on a terminal (escape sequences included)")
+	addAllowBroadFlag(cmd, &allowBroad)
 	return cmd
 }
 

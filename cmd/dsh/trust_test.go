@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -153,5 +155,44 @@ func TestAskTrustReadsOnlyTheAnswerLine(t *testing.T) {
 	}
 	if rest, _ := io.ReadAll(in); string(rest) != "hello" {
 		t.Errorf("left %q unread, want hello", rest)
+	}
+}
+
+func TestRunRefusesABroadWorkspaceUnlessAllowed(t *testing.T) {
+	s := newSandbox(t)
+	s.cwd = "/"
+	r := s.run("run", "--profile", "demo", "hello")
+	if r.code != exitError || !strings.Contains(r.stderr, "refusing the workspace /") || !strings.Contains(r.stderr, "--allow-broad-workspace") {
+		t.Errorf("dsh run in /: code %d, stderr %q", r.code, r.stderr)
+	}
+	s.cwd = s.env["HOME"]
+	if err := os.MkdirAll(s.cwd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if r := s.run("run", "--profile", "demo", "hello"); r.code != exitError || !strings.Contains(r.stderr, "your home directory") {
+		t.Errorf("dsh run in $HOME: code %d, stderr %q", r.code, r.stderr)
+	}
+	if r := s.run("run", "--profile", "demo", "--allow-broad-workspace", "hello"); strings.Contains(r.stderr, "refusing the workspace") {
+		t.Errorf("dsh run --allow-broad-workspace in $HOME still refused: %q", r.stderr)
+	}
+}
+
+func TestTUIAsksBeforeUsingABroadWorkspace(t *testing.T) {
+	refusal := errors.New("refusing the workspace /: it is the root of the file system")
+	for _, tt := range []struct {
+		answer string
+		allow  bool
+	}{{"y\n", true}, {"n\n", false}, {"", false}} {
+		out := &strings.Builder{}
+		allow, err := askBroadWorkspace(strings.NewReader(tt.answer), out, refusal)
+		if allow != tt.allow || (err == nil) != tt.allow {
+			t.Errorf("answer %q: allow %v, err %v", tt.answer, allow, err)
+		}
+		if !strings.Contains(out.String(), "refusing the workspace /") || !strings.Contains(out.String(), "[y/N]") {
+			t.Errorf("prompt %q", out)
+		}
+	}
+	if allow, err := askBroadWorkspace(strings.NewReader("y\n"), &strings.Builder{}, nil); allow || err != nil {
+		t.Errorf("no refusal: allow %v, err %v", allow, err)
 	}
 }

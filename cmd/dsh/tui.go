@@ -16,7 +16,10 @@ import (
 )
 
 func newTUICmd(g *globals) *cobra.Command {
-	var resume string
+	var (
+		resume     string
+		allowBroad bool
+	)
 	cmd := &cobra.Command{
 		Use:   "tui",
 		Short: "Chat with dsh in the terminal (the default when dsh runs in a terminal)",
@@ -29,13 +32,19 @@ Stdin and stdout must be terminals; for scripts use dsh run, for editors
 dsh acp. While the UI runs, diagnostics go to log.file, by default
 $DSH_HOME/logs/tui.log.
 
+Before the UI starts, dsh asks on the terminal whether to trust a folder
+whose .dsh/config.yaml sets keys only trusted folders may set, and whether
+to use a broad workspace (/, your home directory or a folder containing the
+dsh home; --allow-broad-workspace skips that question).
+
 Try it without an API key: dsh tui --profile demo`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runTUI(cmd.Context(), g, resume)
+			return runTUI(cmd.Context(), g, resume, allowBroad)
 		},
 	}
 	cmd.Flags().StringVar(&resume, "resume", "", "continue the session with this id instead of starting a new one")
+	addAllowBroadFlag(cmd, &allowBroad)
 	return cmd
 }
 
@@ -45,7 +54,7 @@ var errNoTerminal = errors.New("dsh needs a terminal for its interactive UI (std
 
 // runTUI runs the terminal UI and, once the terminal is restored, prints
 // the command that resumes the session.
-func runTUI(ctx context.Context, g *globals, resume string) error {
+func runTUI(ctx context.Context, g *globals, resume string, allowBroad bool) error {
 	if !g.terminal() {
 		return exitCodeError{code: exitUsage, err: errNoTerminal}
 	}
@@ -57,12 +66,18 @@ func runTUI(ctx context.Context, g *globals, resume string) error {
 	if err != nil {
 		return err
 	}
+	if !allowBroad {
+		if allowBroad, err = askBroadWorkspace(g.stdin, g.stdout, compositions.CheckWorkspace(cfg, cwd)); err != nil {
+			return err
+		}
+	}
 	if cfg.Log.File == "" {
 		// The terminal belongs to the UI: stderr output would tear it.
 		cfg.Log.File = filepath.Join(cfg.Home, "logs", "tui.log")
 	}
 	rt, err := compositions.New(ctx, compositions.Options{
 		Config: cfg, Kind: compositions.TUI, LogWriter: g.stderr, Version: version(),
+		AllowBroadWorkspace: allowBroad,
 	})
 	if err != nil {
 		return err
@@ -102,14 +117,42 @@ func (g *globals) loadTUIConfig() (*config.Config, error) {
 	return config.Load(g.configOptions())
 }
 
+// askBroadWorkspace asks, when refusal is a refused workspace, whether to
+// use it anyway; declining is an error that ends dsh before the UI starts.
+// A nil refusal needs no question.
+func askBroadWorkspace(in io.Reader, out io.Writer, refusal error) (bool, error) {
+	if refusal == nil {
+		return false, nil
+	}
+	fmt.Fprintf(out, "%v.\nUse it as the workspace anyway? [y/N] ", refusal)
+	yes, err := readYes(in)
+	if err != nil {
+		return false, err
+	}
+	if !yes {
+		return false, errors.New("not started: run dsh in a project folder, or pass " + compositions.AllowBroadWorkspaceFlag)
+	}
+	return true, nil
+}
+
 // askTrust asks whether to trust the project's folder; only "y" or "yes"
-// trusts it. It reads one byte at a time so that nothing typed after the
-// answer is taken from the UI.
+// trusts it.
 func askTrust(in io.Reader, out io.Writer, p config.Project) (bool, error) {
 	fmt.Fprintf(out, "%s sets keys that dsh applies only in folders you trust:\n  %s\n"+
 		"They can run code, turn approvals off, send the model (and your API key) elsewhere or move dsh's files.\n"+
 		"Trust %s and apply them? (dsh trust --revoke undoes it) [y/N] ",
 		p.File, strings.Join(p.Ignored, ", "), p.Dir)
+	yes, err := readYes(in)
+	if err == nil && !yes {
+		fmt.Fprintln(out, "Not trusted: dsh ignores those keys this time.")
+	}
+	return yes, err
+}
+
+// readYes reads one answer line and reports whether it is "y" or "yes". It
+// reads one byte at a time so that nothing typed after the answer is taken
+// from the UI.
+func readYes(in io.Reader) (bool, error) {
 	var line []byte
 	b := make([]byte, 1)
 	for len(line) < 64 {
@@ -129,11 +172,7 @@ func askTrust(in io.Reader, out io.Writer, p config.Project) (bool, error) {
 		}
 	}
 	answer := strings.ToLower(strings.TrimSpace(string(line)))
-	yes := answer == "y" || answer == "yes"
-	if !yes {
-		fmt.Fprintln(out, "Not trusted: dsh ignores those keys this time.")
-	}
-	return yes, nil
+	return answer == "y" || answer == "yes", nil
 }
 
 // resumeCommand is the command line that reopens session id with the same

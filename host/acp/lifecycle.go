@@ -205,6 +205,11 @@ func (s *server) workspace(cwd string, extra []string, mcp int) (string, error) 
 	case !fi.IsDir():
 		return "", invalidParams("cwd is not a directory: %s", cwd)
 	}
+	if s.opts.Workspace != nil {
+		if err := s.opts.Workspace(cwd); err != nil {
+			return "", invalidParams("%v", err)
+		}
+	}
 	if mcp > 0 {
 		s.log.Warn("acp: ignoring the client's MCP servers; dsh does not support MCP yet", "servers", mcp)
 	}

@@ -66,6 +66,11 @@ type Options struct {
 	PageSize int
 	// MaxFrameBytes bounds inbound lines; 0 means MaxFrameBytes.
 	MaxFrameBytes int
+	// Workspace, when set, vets the cwd of session/new and session/load
+	// (an existing absolute directory by then); its error is the request's
+	// invalid-params error. The composition refuses workspaces such as /
+	// and $HOME with it.
+	Workspace func(cwd string) error
 }
 
 func (o Options) withDefaults() (Options, error) {

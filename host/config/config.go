@@ -12,11 +12,12 @@ import (
 
 // meta is what Load learned besides the values.
 type meta struct {
-	profile string
-	origins map[string]string
-	files   []string
-	project Project
-	trust   TrustStore
+	profile  string
+	origins  map[string]string
+	files    []string
+	project  Project
+	trust    TrustStore
+	userHome string
 }
 
 var _ host.ConfigSource = (*Config)(nil)
@@ -79,6 +80,15 @@ func (c *Config) Trust() TrustStore {
 		return OpenTrust(c.Home)
 	}
 	return c.meta.trust
+}
+
+// UserHome returns the user's home directory as Load found it (from the
+// injected environment first), or "" when it is unknown.
+func (c *Config) UserHome() string {
+	if c.meta == nil {
+		return ""
+	}
+	return c.meta.userHome
 }
 
 // Warnings returns the notices a front end should show the user once, for

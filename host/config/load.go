@@ -112,6 +112,7 @@ func Load(opts Options) (*Config, error) {
 	}
 	c.meta.project = proj
 	c.meta.trust = trust
+	c.meta.userHome, _ = ld.home()
 	return c, nil
 }
 

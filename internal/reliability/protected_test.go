@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,7 +33,17 @@ func TestProtectedPathsAskInEveryModeButBypass(t *testing.T) {
 			if err := os.WriteFile(userConfig, []byte("# the user's secret settings\n"), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			rt := newRuntime(t, compositions.ACP, h.config(t, ""))
+			// A workspace holding the home is refused unless confirmed.
+			if _, err := newRuntime(t, compositions.ACP, h.config(t, "")).NewSession(context.Background(), h.cwd); err == nil {
+				t.Fatal("a workspace containing the dsh home was accepted unconfirmed")
+			}
+			rt, err := compositions.New(context.Background(), compositions.Options{
+				Config: h.config(t, ""), Kind: compositions.ACP, Log: slog.New(slog.DiscardHandler), AllowBroadWorkspace: true,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = rt.Close() })
 			a, err := rt.NewSession(context.Background(), h.cwd)
 			if err != nil {
 				t.Fatal(err)
