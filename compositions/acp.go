@@ -18,15 +18,14 @@ func ServeACP(ctx context.Context, r *Runtime, in io.Reader, out io.Writer, vers
 		return errors.New("compositions: ServeACP needs a runtime of kind acp")
 	}
 	return acp.Serve(ctx, in, out, acp.Options{
-		Sessions:     r,
-		Catalog:      r.Query,
-		Tools:        r.Tools,
-		Permissions:  r.Permissions,
-		LastActivity: r.LastActivity,
-		Models:       r.Provider.Models(),
-		Version:      version,
-		Log:          r.Log.With("component", "acp"),
-		NewID:        r.NewID,
+		Sessions:    r,
+		Catalog:     r.Query,
+		Tools:       r.Tools,
+		Permissions: r.Permissions,
+		Models:      r.Provider.Models(),
+		Version:     version,
+		Log:         r.Log.With("component", "acp"),
+		NewID:       r.NewID,
 		Workspace: func(cwd string) error {
 			if err := r.CheckWorkspace(cwd); err != nil {
 				return fmt.Errorf("%w (or start dsh acp with %s)", err, AllowBroadWorkspaceFlag)

@@ -51,8 +51,10 @@ type Catalog struct {
 	Index *searchindex.Index
 }
 
-// OpenCatalog builds a Catalog from cfg. Close it when done.
-func OpenCatalog(cfg *config.Config) (*Catalog, error) {
+// OpenCatalog builds a Catalog from cfg. notice (nil: discarded) receives
+// one-line messages for the user, such as the one-time rebuild of an index
+// built by another dsh version. Close it when done.
+func OpenCatalog(cfg *config.Config, notice func(string)) (*Catalog, error) {
 	st := store.New(cfg.Sessions.Dir, store.Options{})
 	svc, _, err := newQueryService(cfg, session.NewRegistry(), st)
 	if err != nil {
@@ -62,7 +64,7 @@ func OpenCatalog(cfg *config.Config) (*Catalog, error) {
 	icfg := searchindex.ConfigFrom(cfg.SessionQuery)
 	if icfg.OpenAt != searchindex.OpenAtNever {
 		icfg.OpenAt = searchindex.OpenAtFirstSearch
-		if c.Index, err = searchindex.New(icfg, svc, searchindex.Options{}); err != nil {
+		if c.Index, err = searchindex.New(icfg, svc, searchindex.Options{Notice: notice}); err != nil {
 			return nil, err
 		}
 		svc.SetEngine(c.Index)

@@ -34,7 +34,6 @@ func RunTUI(ctx context.Context, r *Runtime, o TUIOptions) (tui.Result, error) {
 	}
 	opts := tui.Options{
 		Sessions: r,
-		Sizes:    r.sessionSizes,
 		Tools:    r.Tools,
 		Models:   r.Provider,
 		Config: tui.Config{
@@ -61,18 +60,4 @@ func RunTUI(ctx context.Context, r *Runtime, o TUIOptions) (tui.Result, error) {
 		opts.Permissions = r.Permissions
 	}
 	return tui.Run(ctx, opts)
-}
-
-// sessionSizes reports the size of every persisted log, for the /resume
-// picker.
-func (r *Runtime) sessionSizes(ctx context.Context) (map[string]int64, error) {
-	entries, err := r.Store.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]int64, len(entries))
-	for _, e := range entries {
-		out[e.Header.ID] = e.Size
-	}
-	return out, nil
 }

@@ -20,7 +20,7 @@ process on the same $DSH_HOME shares it and keeps it up to date as sessions
 change.`,
 	}
 	requireSubcommand(cmd)
-	cmd.AddCommand(newIndexStatusCmd(g), newIndexRebuildCmd(g))
+	cmd.AddCommand(newIndexStatusCmd(g), newIndexRebuildCmd(g), newIndexVerifyCmd(g))
 	return cmd
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 )
@@ -72,5 +73,48 @@ func TestProgressDrawsOnlyPlainLinesOffATerminal(t *testing.T) {
 	q.done()
 	if quiet.Len() != 0 {
 		t.Errorf("a search wrote progress off a terminal: %q", quiet.String())
+	}
+}
+
+func TestIndexVerifyReportsAndRepairsDrift(t *testing.T) {
+	s := newSandbox(t)
+	populate(s)
+	r := s.run("index", "verify")
+	wantOK(t, r)
+	if !strings.Contains(r.stdout, "Checked 3 session logs: 3 missing; the index is repaired.") {
+		t.Errorf("first verify: %q", r.stdout)
+	}
+	// A log edited in place behind dsh's back: a line appended by hand.
+	entry, err := s.logs().st.Stat(t.Context(), "older")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(entry.Path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := `{"type":"todo/write","seq":9,"time":1749981700000,"data":{"todos":[]}}` + "\n"
+	if _, err := f.WriteString(line); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	r = s.run("index", "verify", "--json")
+	wantOK(t, r)
+	var rep struct {
+		Sessions int      `json:"sessions"`
+		Added    []string `json:"added"`
+		Changed  []string `json:"changed"`
+		Removed  []string `json:"removed"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Sessions != 3 || len(rep.Added) != 0 || len(rep.Changed) != 1 || rep.Changed[0] != "older" || len(rep.Removed) != 0 {
+		t.Errorf("after an edit: %+v", rep)
+	}
+	r = s.run("index", "verify")
+	wantOK(t, r)
+	if !strings.Contains(r.stdout, "the index is up to date") {
+		t.Errorf("after the repair: %q", r.stdout)
 	}
 }

@@ -51,7 +51,7 @@ func (g *globals) openQuery() (*queryEnv, error) {
 	if err != nil {
 		return nil, err
 	}
-	cat, err := compositions.OpenCatalog(cfg)
+	cat, err := compositions.OpenCatalog(cfg, func(msg string) { fmt.Fprintln(g.stderr, "dsh: "+msg) })
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 	"github.com/seed-e9b4dba4/dsh/host/termtext"
 )
@@ -32,8 +31,9 @@ func newSessionsListCmd(g *globals) *cobra.Command {
 		Short: "List this workspace's sessions, newest first",
 		Long: `List the sessions started in the current directory, newest first, with
 their title, creation time and number of events. --all-workspaces lists every
-session and shows its workspace. Each listed log is read to count its events
-and find its title, so --limit (default 50, 0 for all) bounds the work.`,
+session and shows its workspace. Titles and counts come from the search
+index's catalog, so no log is read; --limit (default 50, 0 for all) bounds
+the rows shown.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if limit < 0 {
@@ -44,32 +44,30 @@ and find its title, so --limit (default 50, 0 for all) bounds the work.`,
 				return err
 			}
 			defer env.Close()
-			ctx := cmd.Context()
-			var filters []sessionquery.SessionFilter
+			req := sessionquery.SummaryRequest{Limit: limit}
 			if !all {
-				filters = append(filters, sessionquery.SessionFilter{Kind: sessionquery.KindCwd, NullableValues: []*string{&env.cwd}})
+				req.Cwd = &env.cwd
 			}
-			recs, err := env.Query.FilterSessions(ctx, filters)
+			page, err := env.Query.ListSummaries(cmd.Context(), req)
 			if err != nil {
 				return err
 			}
-			more := 0
-			if limit > 0 && len(recs) > limit {
-				more = len(recs) - limit
-				recs = recs[:limit]
-			}
-			rows := make([]listedSession, 0, len(recs))
-			for _, r := range recs {
-				row := listedSession{ID: r.Header.ID, CreatedAt: isoTime(r.Header.CreatedAt), Cwd: r.Header.Cwd,
-					ParentSession: r.Header.ParentSession, created: r.Header.CreatedAt}
-				snap, err := env.Query.ReadSession(ctx, r.Header.ID)
-				if err != nil {
-					row.Error = err.Error()
-				} else {
-					n := len(snap.Events)
+			more := page.Total - len(page.Items)
+			rows := make([]listedSession, 0, len(page.Items))
+			for _, sum := range page.Items {
+				h := sum.Header
+				row := listedSession{ID: h.ID, CreatedAt: isoTime(h.CreatedAt), Cwd: h.Cwd,
+					ParentSession: h.ParentSession, created: h.CreatedAt}
+				switch {
+				case sum.Unreadable != "":
+					row.Error = sum.Unreadable
+				case sum.Invalid != "":
+					row.Error = sum.Invalid
+				default:
+					n := sum.Events
 					row.Events = &n
-					if t, err := session.FoldTitle(snap.Events); err == nil && t != nil {
-						row.Title = &t.Title
+					if sum.Title != nil {
+						row.Title = &sum.Title.Title
 					}
 				}
 				rows = append(rows, row)

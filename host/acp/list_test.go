@@ -1,24 +1,17 @@
 package acp
 
 import (
-	"context"
 	"slices"
 	"testing"
-	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/seed-e9b4dba4/dsh/host/session"
 )
 
 func TestListPagesNewestFirstWithTitlesAndUpdatedAt(t *testing.T) {
 	w := newWorld(t)
-	last := map[string]time.Time{}
-	h := start(t, w, func(o *Options) {
-		o.PageSize = 2
-		o.LastActivity = func(_ context.Context, id string) (time.Time, bool) {
-			at, ok := last[id]
-			return at, ok
-		}
-	})
+	h := start(t, w, func(o *Options) { o.PageSize = 2 })
 	mine, other := workspace(t), workspace(t)
 	var ids []sdk.SessionId
 	for range 3 {
@@ -29,7 +22,14 @@ func TestListPagesNewestFirstWithTitlesAndUpdatedAt(t *testing.T) {
 	if _, err := h.prompt(ids[0], "name this session"); err != nil {
 		t.Fatal(err)
 	}
-	last[string(ids[1])] = time.UnixMilli(1_800_000_000_000)
+	// The last event of ids[1] is later than its creation and any title
+	// (written to its log after it closed).
+	if err := w.CloseSession(w.agent(string(ids[1]))); err != nil {
+		t.Fatal(err)
+	}
+	w.disk.appendRaw(string(ids[1]), session.Event{Type: session.TypeUserMessage, Time: 1_800_000_000_000,
+		Data:      session.MustMarshal(session.Message{Role: session.RoleUser, Content: []session.ContentBlock{session.TextBlock("later")}, Source: session.UserSource, ID: "u"}),
+		SurfaceOp: session.OpAppend})
 
 	first, err := h.conn.ListSessions(h.ctx, sdk.ListSessionsRequest{Cwd: &mine})
 	if err != nil {
@@ -91,4 +91,13 @@ func TestListRejectsBadCursorAndRelativeCwd(t *testing.T) {
 	if err != nil || resp.Sessions == nil || len(resp.Sessions) != 0 {
 		t.Errorf("empty workspace = %+v, %v", resp, err)
 	}
+}
+
+// appendRaw appends an event to a stored log as another process would.
+func (d *memDisk) appendRaw(id string, e session.Event) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	l := d.logs[id]
+	e.Seq = len(l.events)
+	l.events = append(l.events, e)
 }

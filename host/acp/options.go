@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -30,7 +29,7 @@ type Sessions interface {
 // Catalog is the part of the session-query service that session/list and
 // session/load use; *sessionquery.Service implements it.
 type Catalog interface {
-	FilterSessions(ctx context.Context, filters []sessionquery.SessionFilter) ([]sessionquery.SessionRecord, error)
+	ListSummaries(ctx context.Context, req sessionquery.SummaryRequest) (sessionquery.SummaryPage, error)
 	ReadTitleSnapshots(ctx context.Context, ids []string) ([]sessionquery.TitleResult, error)
 }
 
@@ -49,10 +48,6 @@ type Options struct {
 	Catalog     Catalog
 	Tools       *tools.Registry
 	Permissions *permissions.Service
-	// LastActivity returns the time of a session's last event, for the
-	// updatedAt of session/list; nil (or false) falls back to the title's
-	// time, then to the creation time.
-	LastActivity func(ctx context.Context, id string) (time.Time, bool)
 	// Models is the model catalog offered as the "model" config option.
 	Models []llm.ModelInfo
 	// Version is reported as agentInfo.version.

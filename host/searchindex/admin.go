@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"slices"
 
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 )
@@ -54,13 +55,20 @@ func (ix *Index) Status(ctx context.Context) (Status, error) {
 	return st, nil
 }
 
-// lag counts the persisted sessions a search would (re)index or drop: it
-// compares a full listing with the indexed revisions, so it also sees what
-// the change journal cannot (deleted logs, records lost in a crash).
+// lag counts the persisted sessions a search would (re)index or drop. An
+// index that trusts its journal cursor (see observeFeed) looks only at
+// what the journal and the drift checks name, as a search would; any
+// other compares a full listing with the indexed revisions.
 func (ix *Index) lag(ctx context.Context) (int, error) {
 	p := ix.svc.Binding().Persistence
 	if p == nil {
 		return 0, nil
+	}
+	if feed, ok := p.(ChangeFeed); ok {
+		n, trusted, err := ix.feedLag(ctx, feed)
+		if err != nil || trusted {
+			return n, err
+		}
 	}
 	snaps, err := p.List(ctx)
 	if err != nil {
@@ -168,4 +176,113 @@ func (ix *Index) Update(ctx context.Context, progress func(done, total int)) err
 	defer ix.queue.release()
 	_, err := ix.reconcile(ctx, progress)
 	return err
+}
+
+// feedLag is lag from the journal and the drift checks; trusted is false
+// when the index would list everything on its next search.
+func (ix *Index) feedLag(ctx context.Context, feed ChangeFeed) (int, bool, error) {
+	st, err := ix.readFeedState(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	probe, _ := feed.(DriftProbe)
+	if !ix.trusts(st, feed, probe) {
+		return 0, false, nil
+	}
+	ids, _, reset, err := feed.FeedChanges(*st.cursor)
+	if err != nil || reset {
+		return 0, false, err
+	}
+	pending, err := ix.readPending(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	d, err := ix.findDrift(ctx, probe)
+	if err != nil {
+		return 0, false, err
+	}
+	seen := map[string]bool{}
+	n := 0
+	for _, id := range slices.Concat(ids, pending, d.ids) {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		snap, found, err := feed.Snapshot(ctx, id)
+		if err != nil {
+			return 0, false, sessionquery.Wrap(sessionquery.CodePersistenceFailed, err, "session-search persistence observation failed: %s", detail(err))
+		}
+		rev, indexed, err := ix.indexedRevision(ctx, id)
+		if err != nil {
+			return 0, false, err
+		}
+		if found != indexed || (found && rev != snap.Revision) {
+			n++
+		}
+	}
+	return n, true, nil
+}
+
+// VerifyReport is what Verify found: the logs whose catalog rows were
+// missing, stale or orphaned. Verify repairs all of them.
+type VerifyReport struct {
+	// Sessions counts the persisted logs listed.
+	Sessions int `json:"sessions"`
+	// Added are logs the index did not hold, Changed logs whose indexed
+	// revision differs from the file, Removed rows whose log is gone.
+	Added   []string `json:"added"`
+	Changed []string `json:"changed"`
+	Removed []string `json:"removed"`
+}
+
+// Drifted reports whether the index differed from the logs.
+func (r VerifyReport) Drifted() bool { return len(r.Added)+len(r.Changed)+len(r.Removed) > 0 }
+
+// Verify lists every persisted log, reports where the index differs from
+// it (whatever the journal and the cheap drift checks missed: a log edited
+// in place, a record lost in a crash) and repairs it with a full
+// reconciliation, reporting progress like Rebuild.
+func (ix *Index) Verify(ctx context.Context, progress func(done, total int)) (VerifyReport, error) {
+	rep := VerifyReport{Added: []string{}, Changed: []string{}, Removed: []string{}}
+	if err := ix.begin(ctx); err != nil {
+		return rep, err
+	}
+	defer ix.queue.release()
+	p := ix.svc.Binding().Persistence
+	if p == nil {
+		return rep, nil
+	}
+	snaps, err := p.List(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return rep, aborted(ctx)
+		}
+		return rep, sessionquery.Wrap(sessionquery.CodePersistenceFailed, err, "session-search persistence observation failed: %s", detail(err))
+	}
+	indexed, err := ix.indexedRevisions(ctx)
+	if err != nil {
+		return rep, err
+	}
+	l0 := ix.liveRefs()
+	rep.Sessions = len(snaps)
+	for _, s := range snaps {
+		id := s.Header.ID
+		rev, ok := indexed[id]
+		delete(indexed, id)
+		switch {
+		case ix.isLive(l0, id):
+		case !ok:
+			rep.Added = append(rep.Added, id)
+		case rev != s.Revision:
+			rep.Changed = append(rep.Changed, id)
+		}
+	}
+	for id := range indexed {
+		rep.Removed = append(rep.Removed, id)
+	}
+	slices.Sort(rep.Removed)
+	ix.forceFull = true
+	defer func() { ix.forceFull = false }()
+	_, err = ix.reconcile(ctx, progress)
+	return rep, err
 }

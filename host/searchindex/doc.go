@@ -1,9 +1,12 @@
 // Package searchindex is the session-query service's full-text engine: a
 // derived, disposable SQLite FTS5 index (modernc.org/sqlite) over the
 // persisted JSONL logs and this process's live sessions. It implements
-// sessionquery.SearchEngine; compositions install it with Mount (or the
-// "session-query-index" Plugin) and the CLI uses Rebuild, Status and
-// EventCounts. Everything else reaches it through the service.
+// sessionquery.SearchEngine and sessionquery.Catalog (every session's
+// header, title, event count, last event time and log size, kept in the
+// same transactions as its search rows, so that listings read no log);
+// compositions install it with Mount (or the "session-query-index" Plugin)
+// and the CLI uses Rebuild, Verify, Status and EventCounts. Everything else
+// reaches it through the service.
 //
 // # Invariants
 //
@@ -28,7 +31,8 @@
 // a missing file 0600; existing modes are kept). A file whose application id
 // is not ours (0x44534851), or a file of ours holding tables we do not
 // recognize, is refused without being touched; a file of ours at another
-// schema version is reset and rebuilt from the logs; a file of ours that is
+// schema version or text form is reset and rebuilt from the logs (with a
+// one-line Options.Notice); a file of ours that is
 // shorter than its header says, or (up to 32 MiB, where it is cheap) fails
 // PRAGMA quick_check, is discarded and rebuilt. Several dsh processes
 // may share one index: WAL, a busy timeout and BEGIN IMMEDIATE writes keep
@@ -45,15 +49,52 @@
 //
 // # Reconciliation
 //
-// Every search first brings the index up to date. With a persistence that
-// implements ChangeFeed (NewStorePersistence), it reads the change journal
-// from the stored cursor and looks only at the ids it names, the pending
-// ids and the sessions that stopped being live here: a search over an
-// unchanged corpus costs a few syscalls and two indexed reads, not a stat of
-// every log. Once per process (the journal is not fsynced and records no
-// deletions), after a journal reset or for another sessions root it lists
-// everything and compares revisions instead, reading changed logs on two
-// goroutines ahead of the SQLite writer and committing in bounded batches.
+// Every search and listing first brings the index up to date. With a
+// persistence that implements ChangeFeed (NewStorePersistence), it reads
+// the change journal from the stored cursor and looks only at the ids it
+// names, the pending ids, the sessions that stopped being live here and
+// what the drift checks below report: a search over an unchanged corpus
+// costs a few syscalls and indexed reads, not a stat of every log. Only the
+// first time, after a journal reset, for another sessions root or after a
+// reboot does it list everything and compare revisions, reading changed
+// logs on two goroutines ahead of the SQLite writer and committing in
+// bounded batches.
+//
+// # Trust and drift
+//
+// The journal cursor is stored in the index and advanced in the same
+// transaction as the rows it accounts for, with the machine's boot id: a
+// fresh process trusts the index up to the cursor and applies only the
+// later records. The write protocol that makes this safe is, per log:
+//
+//  1. the writer takes the log's lock (its owner record names the process)
+//     and journals an announcement (Create after writing the new log, Open
+//     before returning the writer, a repair before changing the log);
+//  2. it appends (the log write), then Flush fsyncs and journals a record;
+//  3. a reader consumes records and commits the rows and the cursor in one
+//     transaction.
+//
+// Crash points: before the announcement of a Create, the new session
+// directory changed its workspace directory's stamp (below). Between an
+// append and its record, the announcement made the reader put the log in
+// open_writers; once the lock's owner is gone (WriterRunning), the reader
+// looks at the log once more. Before the reader's commit, nothing was
+// consumed and the next reader redoes it. The journal is not fsynced: a
+// machine crash can lose records, so a new boot id lists everything once.
+//
+// Changes behind dsh's back are seen as follows: a log copied in or a
+// session directory deleted changes its workspace directory's modification
+// time (or the root's, for a new workspace), which every reconciliation
+// compares with the stored stamps at the cost of one stat per workspace;
+// a changed directory's ids are compared with the catalog's (stamps within
+// two seconds of now are not trusted, so a change in the same tick is not
+// missed). A log edited in place (same directory, no record) is seen by a
+// bounded re-check: each reconciliation re-stats verifyBatch catalogued
+// logs round robin, so it is found within sessions/verifyBatch searches,
+// and at once by Verify (dsh index verify), which lists everything,
+// reports the drift and repairs it. A log whose events cannot be read is
+// catalogued as unreadable (with the reason) and has nothing to search; it
+// never fails the other sessions.
 // The writer queues every FTS5 operation behind the transaction's ordinary
 // rows, because any statement that opens a statement journal makes FTS5
 // flush its pending segment. Any other persistence

@@ -16,9 +16,10 @@ import (
 // live-overlay mirror and the generations below belong to whichever
 // operation holds it.
 type Index struct {
-	cfg Config
-	svc *sessionquery.Service
-	log *slog.Logger
+	cfg    Config
+	svc    *sessionquery.Service
+	log    *slog.Logger
+	notice func(string)
 
 	queue fifo
 
@@ -42,8 +43,10 @@ type Index struct {
 	epoch       int64 // persistence epoch: bumped on every binding change
 	seenBinding bool
 	bindingID   uint64
-	listed      bool // a full listing of the feed was committed since open
-	listedNow   bool // the running reconciliation lists fully
+	listed      bool  // a full listing of the feed was committed since open
+	listedNow   bool  // the running reconciliation lists fully
+	verifyAfter int64 // the session key the bounded re-verification continues after
+	forceFull   bool  // the running reconciliation lists everything (Verify)
 }
 
 // liveRow is what the overlay holds for one live session.
@@ -58,6 +61,9 @@ type liveRow struct {
 type Options struct {
 	// Log receives warnings (nil: discard).
 	Log *slog.Logger
+	// Notice receives one-line messages meant for the user, such as the
+	// rebuild of an index built by another dsh version (nil: Log).
+	Notice func(msg string)
 }
 
 // New validates cfg and returns an index serving svc's live sessions and
@@ -75,7 +81,11 @@ func New(cfg Config, svc *sessionquery.Service, opts Options) (*Index, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Index{cfg: cfg, svc: svc, log: log, ready: make(chan struct{}), live: map[string]liveRow{}}, nil
+	notice := opts.Notice
+	if notice == nil {
+		notice = func(msg string) { log.Warn(msg) }
+	}
+	return &Index{cfg: cfg, svc: svc, log: log, notice: notice, ready: make(chan struct{}), live: map[string]liveRow{}}, nil
 }
 
 // Config returns the validated configuration.
@@ -101,6 +111,9 @@ func (ix *Index) startOpen() {
 				return
 			}
 			ix.db = db
+			if db.migrated != "" {
+				ix.notice(db.migrated)
+			}
 			ix.instance = uuid.NewString()
 			ix.openErr = ix.loadGeneration(context.Background())
 		}()
@@ -177,6 +190,9 @@ func (ix *Index) ensureHealthy(ctx context.Context) error {
 		return err
 	}
 	ix.db = db
+	if db.migrated != "" {
+		ix.notice(db.migrated)
+	}
 	ix.resetMemory()
 	return ix.loadGeneration(ctx)
 }

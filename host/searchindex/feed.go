@@ -3,6 +3,8 @@ package searchindex
 import (
 	"context"
 	"errors"
+	"os"
+	"strings"
 
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 	"github.com/seed-e9b4dba4/dsh/host/store"
@@ -89,8 +91,60 @@ func (p *StorePersistence) Snapshot(ctx context.Context, id string) (sessionquer
 	if err != nil {
 		return sessionquery.PersistedSnapshot{}, false, err
 	}
-	return sessionquery.PersistedSnapshot{Header: e.Header, Revision: e.Revision}, true, nil
+	return sessionquery.PersistedSnapshot{Header: e.Header, Revision: e.Revision, Path: e.Path, Size: e.Size}, true, nil
 }
 
 // Missing reports a log deleted between a Snapshot and an Inspect.
 func (p *StorePersistence) Missing(err error) bool { return errors.Is(err, store.ErrNotFound) }
+
+// DriftProbe is an optional capability of a ChangeFeed that lets the index
+// notice, at a cost proportional to the workspaces and the open writers
+// rather than to the logs, what the journal cannot tell (see the package
+// doc, "Trust and drift").
+type DriftProbe interface {
+	// BootID identifies the machine's current boot ("" when unknown): the
+	// journal is not fsynced, so after a reboot it may have lost records.
+	BootID() string
+	// WorkspaceStamps returns the modification time of the root ("") and
+	// of every workspace directory.
+	WorkspaceStamps() ([]store.DirStamp, error)
+	// WorkspaceSessions lists the session ids under one workspace directory.
+	WorkspaceSessions(dir string) ([]string, error)
+	// WorkspaceOf is the workspace directory of a log path.
+	WorkspaceOf(path string) string
+	// RevisionAt stats a log by path (fs.ErrNotExist when it is gone).
+	RevisionAt(path string) (revision string, size int64, err error)
+	// WriterRunning reports whether the writer of the log at path may
+	// still be running (so its next flush will be journaled).
+	WriterRunning(path string) bool
+}
+
+var _ DriftProbe = (*StorePersistence)(nil)
+
+// BootID reads the kernel's boot id.
+func (p *StorePersistence) BootID() string {
+	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// WorkspaceStamps stats the root and its workspace directories.
+func (p *StorePersistence) WorkspaceStamps() ([]store.DirStamp, error) { return p.st.WorkspaceStamps() }
+
+// WorkspaceSessions lists one workspace directory.
+func (p *StorePersistence) WorkspaceSessions(dir string) ([]string, error) {
+	return p.st.WorkspaceSessions(dir)
+}
+
+// WorkspaceOf names a log's workspace directory.
+func (p *StorePersistence) WorkspaceOf(path string) string { return p.st.WorkspaceOf(path) }
+
+// RevisionAt stats one log.
+func (p *StorePersistence) RevisionAt(path string) (string, int64, error) {
+	return p.st.RevisionAt(path)
+}
+
+// WriterRunning reads the log's lock owner.
+func (p *StorePersistence) WriterRunning(path string) bool { return p.st.WriterRunning(path) }

@@ -79,7 +79,7 @@ func (f *fixture) appendFlushed(id string, texts ...string) {
 	}
 }
 
-func TestFeedListsOnceWhenOpenedThenFollowsTheJournal(t *testing.T) {
+func TestFeedListsOnceThenEveryProcessFollowsTheJournal(t *testing.T) {
 	f, feed := newFeedFixture(t)
 	for _, id := range []string{"a", "b", "c"} {
 		f.persist(hdr(id, 1), texts("needle "+id))
@@ -89,13 +89,13 @@ func TestFeedListsOnceWhenOpenedThenFollowsTheJournal(t *testing.T) {
 	if lists != 1 || len(inspects) != 3 {
 		t.Fatalf("first search: %d listings, inspections %v", lists, inspects)
 	}
-	// Another process opening the same index lists once but inspects
-	// nothing it already holds.
+	// Another process opening the same index trusts it up to the stored
+	// cursor: it neither lists nor inspects anything.
 	other := f.newIndex(f.cfg)
 	if _, err := other.SearchSessions(context.Background(), sessionquery.SessionSearchRequest{Query: "needle"}); err != nil {
 		t.Fatal(err)
 	}
-	if lists, _, inspects := feed.reset(); lists != 1 || len(inspects) != 0 {
+	if lists, _, inspects := feed.reset(); lists != 0 || len(inspects) != 0 {
 		t.Errorf("reopening: %d listings, inspections %v", lists, inspects)
 	}
 	other.Close()
@@ -143,8 +143,8 @@ func TestFeedDeletesVanishedLogs(t *testing.T) {
 	if err := os.RemoveAll(filepath.Dir(entry.Path)); err != nil {
 		t.Fatal(err)
 	}
-	// Deleting a log writes no journal record: the next process, which
-	// lists everything once when it opens the index, drops its rows.
+	// Deleting a log writes no journal record: its workspace directory's
+	// changed stamp tells the next process, which drops its rows.
 	f.ix.Close()
 	f.ix = f.newIndex(f.cfg)
 	if got := sessionIDs(f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})); !reflect.DeepEqual(got, []string{"b"}) {

@@ -291,6 +291,8 @@ const longText = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do 
 
 func runHelper(mode string) error {
 	switch mode {
+	case "append-then-die":
+		return runAppendThenDie()
 	case "build-forever":
 		reg := session.NewRegistry()
 		svc, err := sessionquery.New(sessionquery.DefaultConfig(), reg)

@@ -13,6 +13,7 @@ import (
 type feedState struct {
 	source *string
 	cursor *int64
+	boot   *string
 }
 
 // observeFeed reconciles a backend with a change feed. Normally it only
@@ -28,10 +29,17 @@ func (ix *Index) observeFeed(ctx context.Context, b sessionquery.Binding, feed C
 		return nil, false, err
 	}
 	source := feed.FeedSource()
-	// The journal is a hint that is not fsynced and does not record
-	// deletions, so each process lists everything once, when it first
-	// reconciles, and follows the journal from there.
-	full := st.source == nil || *st.source != source || st.cursor == nil || !ix.listed
+	probe, _ := feed.(DriftProbe)
+	boot := ""
+	if probe != nil {
+		boot = probe.BootID()
+	}
+	// The index trusts itself up to the stored cursor when the journal is
+	// the same one and the machine has not rebooted since (the journal is
+	// not fsynced, so a reboot may have lost records); what the journal
+	// cannot tell, findDrift looks for. Without a boot id or a drift
+	// probe, each process lists everything once, as it first reconciles.
+	full := !ix.trusts(st, feed, probe)
 	var ids []string
 	var next int64
 	haveHead := false
@@ -59,9 +67,9 @@ func (ix *Index) observeFeed(ctx context.Context, b sessionquery.Binding, feed C
 	var view persistedView
 	var retry bool
 	if full {
-		view, retry, err = w.full(ctx, l0)
+		view, retry, err = w.full(ctx, l0, probe)
 	} else {
-		view, retry, err = w.incremental(ctx, feed, l0, ids)
+		view, retry, err = w.incremental(ctx, feed, l0, ids, probe)
 	}
 	if err != nil || retry {
 		return nil, retry, err
@@ -69,19 +77,39 @@ func (ix *Index) observeFeed(ctx context.Context, b sessionquery.Binding, feed C
 	// Unparking a pending id is only right if nobody consumed a newer
 	// journal record meanwhile (its owner re-parks the id when it does),
 	// so such a batch commits only if the cursor has not moved.
-	if full || next != *st.cursor || len(bt.pendingDel) > 0 {
-		bt.feed = &feedAdvance{source: source, fromSource: st.source, from: st.cursor, to: next}
+	if full || next != *st.cursor || len(bt.pendingDel) > 0 || len(bt.writersDel) > 0 || bt.stampsSet ||
+		st.boot == nil || *st.boot != boot {
+		bt.feed = &feedAdvance{source: source, fromSource: st.source, from: st.cursor, to: next, boot: boot}
 	}
 	ix.listedNow = full
 	return view, false, nil
 }
 
+// trusts reports whether the index may follow the journal from the stored
+// cursor instead of listing everything (see observeFeed).
+func (ix *Index) trusts(st feedState, feed ChangeFeed, probe DriftProbe) bool {
+	if ix.forceFull || st.source == nil || *st.source != feed.FeedSource() || st.cursor == nil {
+		return false
+	}
+	if ix.listed {
+		return true
+	}
+	if probe == nil {
+		return false
+	}
+	boot := probe.BootID()
+	return boot != "" && st.boot != nil && *st.boot == boot
+}
+
 func (ix *Index) readFeedState(ctx context.Context) (feedState, error) {
 	var st feedState
-	var src sql.NullString
+	var src, boot sql.NullString
 	var cur sql.NullInt64
-	if err := ix.db.conn.QueryRowContext(ctx, `SELECT global_generation, feed_source, feed_cursor FROM search_state WHERE singleton = 1`).Scan(&ix.dbGen, &src, &cur); err != nil {
+	if err := ix.db.conn.QueryRowContext(ctx, `SELECT global_generation, feed_source, feed_cursor, feed_boot FROM search_state WHERE singleton = 1`).Scan(&ix.dbGen, &src, &cur, &boot); err != nil {
 		return st, ix.reconcileFailed(ctx, err)
+	}
+	if boot.Valid {
+		st.boot = &boot.String
 	}
 	if src.Valid {
 		st.source = &src.String
@@ -123,8 +151,17 @@ type feedWork struct {
 
 // full lists every persisted session, inspects the ones whose revision the
 // index does not hold and deletes the rows of vanished ones.
-func (w *feedWork) full(ctx context.Context, l0 []liveRef) (persistedView, bool, error) {
+func (w *feedWork) full(ctx context.Context, l0 []liveRef, probe DriftProbe) (persistedView, bool, error) {
 	ix := w.ix
+	// The directory stamps are taken before the listing, so a change
+	// after them shows as a changed stamp next time.
+	if probe != nil {
+		stamps, err := probe.WorkspaceStamps()
+		if err != nil {
+			return nil, false, sourceFailed(err)
+		}
+		w.bt.stamps, w.bt.stampsSet = trustedStamps(stamps), true
+	}
 	snaps, err := w.b.Persistence.List(ctx)
 	if err == nil {
 		err = checkSnapshots(snaps)
@@ -179,11 +216,22 @@ func (w *feedWork) full(ctx context.Context, l0 []liveRef) (persistedView, bool,
 
 // incremental examines only the journal's ids, the pending ids and the
 // sessions that stopped being live here.
-func (w *feedWork) incremental(ctx context.Context, feed ChangeFeed, l0 []liveRef, journal []string) (persistedView, bool, error) {
+func (w *feedWork) incremental(ctx context.Context, feed ChangeFeed, l0 []liveRef, journal []string, probe DriftProbe) (persistedView, bool, error) {
 	ix := w.ix
 	pending, err := ix.readPending(ctx)
 	if err != nil {
 		return nil, false, err
+	}
+	d, err := ix.findDrift(ctx, probe)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, false, aborted(ctx)
+		}
+		return nil, false, err
+	}
+	w.bt.writersDel = d.writersDel
+	if d.stamps != nil {
+		w.bt.stamps, w.bt.stampsSet = d.stamps, true
 	}
 	var cands []string
 	add := func(id string) {
@@ -201,6 +249,9 @@ func (w *feedWork) incremental(ctx context.Context, feed ChangeFeed, l0 []liveRe
 		if !ix.isLive(l0, id) {
 			add(id)
 		}
+	}
+	for _, id := range d.ids {
+		add(id)
 	}
 	view := &feedView{feed: feed, b: w.b, ix: ix, snaps: map[string]*sessionquery.PersistedSnapshot{}, touched: map[string]bool{}}
 	for i, id := range cands {
@@ -225,6 +276,12 @@ func (w *feedWork) incremental(ctx context.Context, feed ChangeFeed, l0 []liveRe
 		if !found {
 			w.bt.deletes = append(w.bt.deletes, id)
 			continue
+		}
+		// A journal record may announce a writer (Create and Open record
+		// one as soon as they hold the lock): watch its log until the
+		// writer is gone, in case it dies before journaling its appends.
+		if probe != nil && slices.Contains(journal, id) && snap.Path != "" && probe.WriterRunning(snap.Path) {
+			w.bt.writersAdd = append(w.bt.writersAdd, openWriter{id: id, path: snap.Path})
 		}
 		rev, ok, err := ix.indexedRevision(ctx, id)
 		if err != nil {

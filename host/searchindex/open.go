@@ -35,6 +35,9 @@ type database struct {
 	ident   fileIdent
 	minSize int64 // the file never shrinks below what was last seen
 	stmts   map[string]*sql.Stmt
+	// migrated is the one-line notice of a file of ours reset because
+	// another dsh version built it ("" otherwise).
+	migrated string
 }
 
 // fileIdent identifies the file a path named when it was opened, so a file
@@ -113,6 +116,7 @@ func openOnce(ctx context.Context, cfg Config) (_ *database, err error) {
 		return nil, err
 	}
 	if stale {
+		d.migrated = "the session-search index was built by another dsh version; rebuilding it from the session logs (once)"
 		if err := d.reset(ctx); err != nil {
 			return nil, err
 		}
@@ -234,7 +238,18 @@ func (d *database) checkOwnership(ctx context.Context, path string) (stale bool,
 	if len(unknown) > 0 {
 		return false, fmt.Errorf("session-search database at %q has unrecognized user tables: %s", path, strings.Join(unknown, ", "))
 	}
-	return version != schemaVersion, nil
+	if version != schemaVersion {
+		return true, nil
+	}
+	var form sql.NullInt64
+	err = d.conn.QueryRowContext(ctx, `SELECT text_form FROM search_state WHERE singleton = 1`).Scan(&form)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return form.Valid && form.Int64 != textForm, nil
 }
 
 // userTables lists tables whose names do not GLOB sqlite_* (where _ is a
@@ -339,6 +354,7 @@ func (d *database) createSchema(ctx context.Context) error {
 			fmt.Sprintf(`PRAGMA application_id = %d`, applicationID),
 			fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion),
 			mainSchema,
+			fmt.Sprintf(`INSERT OR IGNORE INTO search_state(singleton, global_generation, text_form) VALUES (1, 0, %d)`, textForm),
 		}
 		for _, s := range stmts {
 			if _, err := d.conn.ExecContext(ctx, s); err != nil {

@@ -182,7 +182,8 @@ func (ix *Index) observeLive(ctx context.Context, l0 []liveRef, view persistedVi
 		if err != nil {
 			return false, err
 		}
-		bt.live = append(bt.live, liveChange{header: h, fingerprint: rev, persisted: persisted, events: len(events), docs: docs})
+		bt.live = append(bt.live, liveChange{header: h, fingerprint: rev, persisted: persisted, events: len(events), docs: docs,
+			cat: catalogOf(h, events, 0)})
 	}
 	for id := range ix.live {
 		if !seen[id] {
@@ -226,6 +227,15 @@ func (ix *Index) inspect(ctx context.Context, b sessionquery.Binding, listed ses
 	}
 	id := listed.Header.ID
 	h, events, err := b.Persistence.Inspect(ctx, id)
+	if err != nil && ctx.Err() == nil && b.Persistence.IsCorrupt(err) {
+		// One unreadable log is catalogued as such and has nothing to
+		// search; it never fails the other sessions.
+		ix.log.Warn("session-search: skipping an unreadable session log", "session", id, "err", err)
+		cat := catalogOf(listed.Header, nil, listed.Size)
+		cat.unreadable = err.Error()
+		return persistedChange{header: listed.Header.Clone(), revision: listed.Revision, base: base,
+			cat: cat, path: listed.Path, dir: ix.workspaceOf(b, listed.Path)}, false, nil
+	}
 	if err != nil {
 		retry, err := ix.backendFailure(ctx, b, err)
 		return persistedChange{}, retry, err
@@ -240,7 +250,8 @@ func (ix *Index) inspect(ctx context.Context, b sessionquery.Binding, listed ses
 	if err != nil {
 		return persistedChange{}, false, err
 	}
-	return persistedChange{header: h.Clone(), revision: listed.Revision, base: base, events: len(events), docs: docs}, false, nil
+	return persistedChange{header: h.Clone(), revision: listed.Revision, base: base, events: len(events), docs: docs,
+		cat: catalogOf(h, events, listed.Size), path: listed.Path, dir: ix.workspaceOf(b, listed.Path)}, false, nil
 }
 
 // indexedRevisions reads every persisted row's revision.
@@ -286,4 +297,13 @@ func checkSnapshots(snaps []sessionquery.PersistedSnapshot) error {
 		seen[s.Header.ID] = true
 	}
 	return nil
+}
+
+// workspaceOf is the workspace directory of a log path, for a backend
+// that groups logs in directories ("" otherwise).
+func (ix *Index) workspaceOf(b sessionquery.Binding, path string) string {
+	if d, ok := b.Persistence.(DriftProbe); ok && path != "" {
+		return d.WorkspaceOf(path)
+	}
+	return ""
 }

@@ -10,6 +10,12 @@ const (
 	schemaVersion = 2
 )
 
+// textForm names how documents are turned into indexed text (tokenizer
+// and any rewriting before it). An index built with another form is
+// re-indexed from the logs like one of another schema version, so a new
+// form (say, CJK by character) needs no layout change.
+const textForm = 1
+
 // Document rowids pack the owning session's key and the document's rank
 // within its session: rowid = sessionKey<<docBits | local. local orders a
 // session's documents by the ranking tie-breaks (code-point length
@@ -31,6 +37,8 @@ var recognizedTables = []string{
 	"persisted_sessions",
 	"persisted_docs",
 	"pending_sessions",
+	"open_writers",
+	"workspace_dirs",
 	"persisted_fts",
 	"persisted_fts_data",
 	"persisted_fts_idx",
@@ -47,9 +55,11 @@ CREATE TABLE IF NOT EXISTS search_state(
 	singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
 	global_generation INTEGER NOT NULL,
 	feed_source TEXT,
-	feed_cursor INTEGER
+	feed_cursor INTEGER,
+	feed_boot TEXT,
+	text_form INTEGER NOT NULL
 ) STRICT;
-INSERT OR IGNORE INTO search_state(singleton, global_generation) VALUES (1, 0);
+
 CREATE TABLE IF NOT EXISTS persisted_sessions(
 	session_key INTEGER PRIMARY KEY,
 	session_id TEXT NOT NULL UNIQUE,
@@ -63,8 +73,14 @@ CREATE TABLE IF NOT EXISTS persisted_sessions(
 	revision TEXT NOT NULL,
 	generation INTEGER NOT NULL,
 	event_count INTEGER NOT NULL,
-	doc_count INTEGER NOT NULL
+	doc_count INTEGER NOT NULL,
+	` + catalogColumns + `,
+	log_path TEXT NOT NULL,
+	workspace_dir TEXT NOT NULL
 ) STRICT;
+CREATE INDEX IF NOT EXISTS persisted_sessions_order ON persisted_sessions(created_at DESC, session_id);
+CREATE INDEX IF NOT EXISTS persisted_sessions_cwd ON persisted_sessions(cwd, created_at DESC, session_id);
+CREATE INDEX IF NOT EXISTS persisted_sessions_dir ON persisted_sessions(workspace_dir);
 CREATE TABLE IF NOT EXISTS persisted_docs(
 	doc_id INTEGER PRIMARY KEY,
 	seq INTEGER NOT NULL,
@@ -80,7 +96,29 @@ CREATE VIRTUAL TABLE IF NOT EXISTS persisted_fts USING fts5(
 CREATE TABLE IF NOT EXISTS pending_sessions(
 	session_id TEXT PRIMARY KEY
 ) STRICT;
+CREATE TABLE IF NOT EXISTS open_writers(
+	session_id TEXT PRIMARY KEY,
+	log_path TEXT NOT NULL
+) STRICT;
+CREATE TABLE IF NOT EXISTS workspace_dirs(
+	name TEXT PRIMARY KEY,
+	mtime INTEGER NOT NULL
+) STRICT;
 `
+
+// catalogColumns are what every listing shows of a session, kept beside
+// its search rows (see Summaries): the whole header as JSON, the folded title as JSON (NULL when
+// untitled), a malformed title's seq and message, the time of the last
+// event, the log's size, why the log could not be read and why it fails
+// the replay validation ("" when it could, or passes).
+const catalogColumns = `header TEXT NOT NULL,
+	title TEXT,
+	title_error_seq INTEGER,
+	title_error TEXT,
+	last_event_at INTEGER NOT NULL,
+	log_bytes INTEGER NOT NULL,
+	unreadable TEXT NOT NULL,
+	invalid TEXT NOT NULL`
 
 // tempSchema is the per-connection live overlay; SQLite drops it when the
 // connection closes, which is why the index pins exactly one connection.
@@ -101,7 +139,8 @@ CREATE TEMP TABLE IF NOT EXISTS live_sessions(
 	persisted INTEGER NOT NULL CHECK (persisted IN (0, 1)),
 	generation INTEGER NOT NULL,
 	event_count INTEGER NOT NULL,
-	doc_count INTEGER NOT NULL
+	doc_count INTEGER NOT NULL,
+	` + catalogColumns + `
 ) STRICT;
 CREATE TEMP TABLE IF NOT EXISTS live_docs(
 	doc_id INTEGER PRIMARY KEY,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+	"github.com/seed-e9b4dba4/dsh/host/store"
 )
 
 // persistedChange is one inspected log to (re)index. base is the revision
@@ -22,6 +23,9 @@ type persistedChange struct {
 	base     string
 	events   int
 	docs     []sessionquery.Document
+	cat      catalogEntry
+	path     string // the log's location in the backend ("" without files)
+	dir      string // its workspace directory ("" without files)
 }
 
 // liveChange is one live session to (re)overlay.
@@ -31,6 +35,7 @@ type liveChange struct {
 	persisted   bool
 	events      int
 	docs        []sessionquery.Document
+	cat         catalogEntry
 }
 
 // batch is the writes of one transaction.
@@ -42,6 +47,10 @@ type batch struct {
 	live       []liveChange
 	liveDel    []string
 	feed       *feedAdvance
+	writersAdd []openWriter
+	writersDel []string
+	stamps     []store.DirStamp // replaces the stored directory stamps (nil: keep)
+	stampsSet  bool
 	docs       int
 	bytes      int
 }
@@ -53,6 +62,7 @@ type feedAdvance struct {
 	fromSource *string
 	from       *int64
 	to         int64
+	boot       string
 }
 
 // errFeedMoved reports that another process advanced the journal cursor
@@ -71,7 +81,8 @@ func (b *batch) full() bool { return b.docs >= batchDocs || b.bytes >= batchByte
 
 func (b *batch) empty() bool {
 	return len(b.upserts) == 0 && len(b.deletes) == 0 && len(b.pendingAdd) == 0 &&
-		len(b.pendingDel) == 0 && len(b.live) == 0 && len(b.liveDel) == 0 && b.feed == nil
+		len(b.pendingDel) == 0 && len(b.live) == 0 && len(b.liveDel) == 0 && b.feed == nil &&
+		len(b.writersAdd) == 0 && len(b.writersDel) == 0 && !b.stampsSet
 }
 
 func (b *batch) addUpsert(c persistedChange) {
@@ -83,7 +94,8 @@ func (b *batch) addUpsert(c persistedChange) {
 }
 
 func (b *batch) touchesMain() bool {
-	return len(b.upserts) > 0 || len(b.deletes) > 0 || len(b.pendingAdd) > 0 || len(b.pendingDel) > 0 || b.feed != nil
+	return len(b.upserts) > 0 || len(b.deletes) > 0 || len(b.pendingAdd) > 0 || len(b.pendingDel) > 0 || b.feed != nil ||
+		len(b.writersAdd) > 0 || len(b.writersDel) > 0 || b.stampsSet
 }
 
 // commitResult is what a committed batch changed.
@@ -130,9 +142,9 @@ func (ix *Index) writeBatch(ctx context.Context, b *batch, res *commitResult) er
 	defer w.close()
 	c := ix.db.conn
 	if b.feed != nil {
-		r, err := c.ExecContext(ctx, `UPDATE search_state SET feed_source = ?, feed_cursor = ?
+		r, err := c.ExecContext(ctx, `UPDATE search_state SET feed_source = ?, feed_cursor = ?, feed_boot = ?
 			WHERE singleton = 1 AND feed_source IS ? AND feed_cursor IS ?`,
-			b.feed.source, b.feed.to, b.feed.fromSource, b.feed.from)
+			b.feed.source, b.feed.to, b.feed.boot, b.feed.fromSource, b.feed.from)
 		if err != nil {
 			return err
 		}
@@ -174,6 +186,26 @@ func (ix *Index) writeBatch(ctx context.Context, b *batch, res *commitResult) er
 	for _, id := range pending {
 		if _, err := c.ExecContext(ctx, `INSERT OR IGNORE INTO pending_sessions(session_id) VALUES (?)`, id); err != nil {
 			return err
+		}
+	}
+	for _, id := range b.writersDel {
+		if _, err := c.ExecContext(ctx, `DELETE FROM open_writers WHERE session_id = ?`, id); err != nil {
+			return err
+		}
+	}
+	for _, ow := range b.writersAdd {
+		if _, err := c.ExecContext(ctx, `INSERT OR REPLACE INTO open_writers(session_id, log_path) VALUES (?, ?)`, ow.id, ow.path); err != nil {
+			return err
+		}
+	}
+	if b.stampsSet {
+		if _, err := c.ExecContext(ctx, `DELETE FROM workspace_dirs`); err != nil {
+			return err
+		}
+		for _, st := range b.stamps {
+			if _, err := c.ExecContext(ctx, `INSERT INTO workspace_dirs(name, mtime) VALUES (?, ?)`, st.Name, st.ModTime); err != nil {
+				return err
+			}
 		}
 	}
 	if err := ix.writeLive(ctx, w, b, res, gen); err != nil {
@@ -218,11 +250,12 @@ func (ix *Index) writeLive(ctx context.Context, w *txWriter, b *batch, res *comm
 		key++
 		next = max(next, mainGen) + 1
 		h := l.header
+		args := append([]any{key, h.ID, h.Version, h.CreatedAt, h.Cwd, h.ParentSession, h.SeedLength, h.DelegationDepth,
+			h.AgentPreset, l.fingerprint, l.persisted, next, l.events, len(l.docs)}, l.cat.args()...)
 		if _, err := c.ExecContext(ctx, `INSERT INTO live_sessions(session_key, session_id, version, created_at, cwd,
 			parent_session, seed_length, delegation_depth, agent_preset, fingerprint, persisted, generation,
-			event_count, doc_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			key, h.ID, h.Version, h.CreatedAt, h.Cwd, h.ParentSession, h.SeedLength, h.DelegationDepth,
-			h.AgentPreset, l.fingerprint, l.persisted, next, l.events, len(l.docs)); err != nil {
+			event_count, doc_count, `+catalogNames+`) VALUES (`+placeholders(len(args))+`)`,
+			args...); err != nil {
 			return err
 		}
 		if err := w.addDocs(ctx, liveTables, key, l.docs); err != nil {
@@ -298,11 +331,12 @@ func (w *txWriter) upsertPersisted(ctx context.Context, u persistedChange, gen i
 		if u.base != "" {
 			return false, nil
 		}
+		args := append([]any{h.ID, h.Version, h.CreatedAt, h.Cwd, h.ParentSession, h.SeedLength, h.DelegationDepth, h.AgentPreset,
+			u.revision, gen, u.events, len(u.docs), u.path, u.dir}, u.cat.args()...)
 		err = w.c.QueryRowContext(ctx, `INSERT INTO persisted_sessions(session_id, version, created_at, cwd, parent_session,
-			seed_length, delegation_depth, agent_preset, revision, generation, event_count, doc_count)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING session_key`,
-			h.ID, h.Version, h.CreatedAt, h.Cwd, h.ParentSession, h.SeedLength, h.DelegationDepth, h.AgentPreset,
-			u.revision, gen, u.events, len(u.docs)).Scan(&key)
+			seed_length, delegation_depth, agent_preset, revision, generation, event_count, doc_count, log_path, workspace_dir,
+			`+catalogNames+`) VALUES (`+placeholders(len(args))+`) RETURNING session_key`,
+			args...).Scan(&key)
 		if err != nil {
 			return false, err
 		}
@@ -315,11 +349,13 @@ func (w *txWriter) upsertPersisted(ctx context.Context, u persistedChange, gen i
 		if err := w.removeDocs(ctx, persistedTables, key); err != nil {
 			return false, err
 		}
+		args := append([]any{h.Version, h.CreatedAt, h.Cwd, h.ParentSession, h.SeedLength, h.DelegationDepth, h.AgentPreset,
+			u.revision, gen, u.events, len(u.docs), u.path, u.dir}, u.cat.args()...)
 		if _, err := w.c.ExecContext(ctx, `UPDATE persisted_sessions SET version = ?, created_at = ?, cwd = ?,
 			parent_session = ?, seed_length = ?, delegation_depth = ?, agent_preset = ?, revision = ?,
-			generation = ?, event_count = ?, doc_count = ? WHERE session_key = ?`,
-			h.Version, h.CreatedAt, h.Cwd, h.ParentSession, h.SeedLength, h.DelegationDepth, h.AgentPreset,
-			u.revision, gen, u.events, len(u.docs), key); err != nil {
+			generation = ?, event_count = ?, doc_count = ?, log_path = ?, workspace_dir = ?,
+			header = ?, title = ?, title_error_seq = ?, title_error = ?, last_event_at = ?, log_bytes = ?, unreadable = ?, invalid = ?
+			WHERE session_key = ?`, append(args, key)...); err != nil {
 			return false, err
 		}
 	}

@@ -38,15 +38,33 @@ func (s *Service) listSessions(ctx context.Context) ([]SessionRecord, error) {
 	if err := cancelled(ctx); err != nil {
 		return nil, err
 	}
+	if c := s.catalog(); c != nil {
+		records, err := s.catalogRecords(ctx, c)
+		if err == nil || cancelled(ctx) != nil {
+			return records, err
+		}
+		// A catalog that cannot answer leaves the listing to the logs.
+	}
+	records, _, err := s.listCorpus(ctx)
+	return records, err
+}
+
+// listCorpus lists the corpus from the persistence itself, with the size
+// of each persisted log.
+func (s *Service) listCorpus(ctx context.Context) ([]SessionRecord, map[string]int64, error) {
 	var snaps []PersistedSnapshot
 	if p := s.persistence(); p != nil {
 		var err error
 		if snaps, err = listPersisted(ctx, p); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if err := cancelled(ctx); err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	sizes := make(map[string]int64, len(snaps))
+	for _, snap := range snaps {
+		sizes[snap.Header.ID] = snap.Size
 	}
 	records := make([]SessionRecord, 0, len(snaps))
 	index := make(map[string]int, len(snaps))
@@ -66,13 +84,13 @@ func (s *Service) listSessions(ctx context.Context) ([]SessionRecord, error) {
 		i, durable := index[h.ID]
 		if durable {
 			if err := checkCompatible(h, records[i].Header); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		put(SessionRecord{Header: h, Live: true, Persisted: durable})
 	}
 	sortNewestFirst(records)
-	return records, nil
+	return records, sizes, nil
 }
 
 // load resolves one exact source, live first. A live id never consults

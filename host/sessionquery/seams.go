@@ -15,6 +15,11 @@ var ServiceKey = host.NewKey[*Service]("sessionQuery")
 type PersistedSnapshot struct {
 	Header   session.Header
 	Revision string
+	// Path and Size locate the log in its backend (the store: its file
+	// and length in bytes) for catalogs that re-check it cheaply; a
+	// backend without files leaves them zero.
+	Path string
+	Size int64
 }
 
 // Persistence is the durable-log backend as the service sees it. It never

@@ -23,7 +23,7 @@ func (p storePersistence) List(ctx context.Context) ([]PersistedSnapshot, error)
 	out := make([]PersistedSnapshot, len(entries))
 	for i, e := range entries {
 		// The store's revision is already qualified by its root.
-		out[i] = PersistedSnapshot{Header: e.Header, Revision: e.Revision}
+		out[i] = PersistedSnapshot{Header: e.Header, Revision: e.Revision, Path: e.Path, Size: e.Size}
 	}
 	return out, nil
 }

@@ -36,6 +36,44 @@ func (s *Service) ReadTitleSnapshot(ctx context.Context, id string) (TitleObserv
 // Cancellation stops further inspections, waits for the started ones, and
 // fails the whole call with context.Cause(ctx).
 func (s *Service) ReadTitleSnapshots(ctx context.Context, ids []string) ([]TitleResult, error) {
+	ids = dedupe(ids)
+	if err := cancelled(ctx); err != nil {
+		return nil, err
+	}
+	fast, err := s.titlesFromCatalog(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	var rest []string
+	for _, id := range ids {
+		if _, ok := fast[id]; !ok {
+			rest = append(rest, id)
+		}
+	}
+	slow := map[string]TitleResult{}
+	if len(rest) > 0 {
+		results, err := s.readTitlesSlowly(ctx, rest)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range results {
+			slow[r.SessionID] = r
+		}
+	}
+	out := make([]TitleResult, len(ids))
+	for i, id := range ids {
+		if r, ok := fast[id]; ok {
+			out[i] = r
+		} else {
+			out[i] = slow[id]
+		}
+	}
+	return out, cancelled(ctx)
+}
+
+// readTitlesSlowly reads titles from the logs themselves: for ids the
+// catalog does not hold, or when no catalog is installed.
+func (s *Service) readTitlesSlowly(ctx context.Context, ids []string) ([]TitleResult, error) {
 	projected, err := projectMany(ctx, s, ids, projectTitle)
 	if err != nil {
 		return nil, err

@@ -20,6 +20,12 @@ const (
 // and appends closers for an open last turn, then fsyncs and journals. It
 // returns the events including the closers. A clean log is left untouched.
 func (w *Writer) repair(d logData) ([]session.Event, error) {
+	closers := closeOpenTurn(w.id, d.events)
+	if d.torn > 0 || len(closers) > 0 {
+		// Announced before the log changes, so a reader watches it even
+		// if this process dies half-way through the repair.
+		w.s.recordChange(w.id, w.path, d.complete)
+	}
 	if d.torn > 0 {
 		w.s.log.Warn("truncating an incomplete last line left by a crash",
 			"path", w.path, "bytes", d.torn, "offset", d.complete)
@@ -28,7 +34,6 @@ func (w *Writer) repair(d logData) ([]session.Event, error) {
 		}
 		w.dirty = true
 	}
-	closers := closeOpenTurn(w.id, d.events)
 	if len(closers) > 0 {
 		w.s.log.Warn("closing a turn interrupted by a crash", "path", w.path,
 			"session", w.id, "events", len(closers))

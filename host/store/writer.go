@@ -116,6 +116,19 @@ func (s *Store) createLocked(id, dir string, content []byte, n int, lock *sessio
 // repairs a crash (see Load) and returns a writer positioned at the end
 // together with the header and every event, synthetic closers included.
 func (s *Store) Open(ctx context.Context, id string) (*Writer, session.Header, []session.Event, error) {
+	w, h, events, err := s.open(ctx, id)
+	if err != nil {
+		return nil, session.Header{}, nil, err
+	}
+	// Announce the writer before its first append: a reader following the
+	// journal then watches this log until the writer is gone, even if it
+	// dies before journaling what it appended (see drift.go).
+	s.recordChange(id, w.path, w.size)
+	return w, h, events, nil
+}
+
+// open takes the lock, reads and repairs the log.
+func (s *Store) open(ctx context.Context, id string) (*Writer, session.Header, []session.Event, error) {
 	path, err := s.logPath(id)
 	if err != nil {
 		return nil, session.Header{}, nil, err
@@ -164,7 +177,7 @@ func (s *Store) openLocked(ctx context.Context, id, path string, lock *sessionLo
 // turn as interrupted, makes the repair durable, journals it and releases
 // the lock. A log that needs no repair is not modified.
 func (s *Store) Load(ctx context.Context, id string) (session.Header, []session.Event, error) {
-	w, h, events, err := s.Open(ctx, id)
+	w, h, events, err := s.open(ctx, id)
 	if err != nil {
 		return session.Header{}, nil, err
 	}

@@ -177,19 +177,6 @@ func (b *backend) CloseSession(a *agent.Agent) error {
 	return err
 }
 
-// sizes reports log sizes like the composition does.
-func (b *backend) sizes(ctx context.Context) (map[string]int64, error) {
-	entries, err := b.store.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]int64{}
-	for _, e := range entries {
-		out[e.Header.ID] = e.Size
-	}
-	return out, nil
-}
-
 // scanEngine is a search engine for tests: the service's literal text scan,
 // one session at a time. The real FTS provider is tested in its own package
 // and through the composition.
@@ -389,7 +376,7 @@ func startUI(t *testing.T, b *backend, adjust func(*Options)) *screenDriver {
 	d := &screenDriver{t: t, frames: make(chan string, 1), done: make(chan runOutcome, 1)}
 	d.screen = tcell.NewSimulationScreen("UTF-8")
 	opts := Options{
-		Sessions: b, Query: b.query, Sizes: b.sizes, Tools: b.tools, Permissions: b.perms, Models: b.provider.(Models),
+		Sessions: b, Query: b.query, Tools: b.tools, Permissions: b.perms, Models: b.provider.(Models),
 		Config: Config{ShowReasoning: true, MaxToolOutputLines: 6, Color: true, Mouse: true},
 		Cwd:    b.cwd, Version: "test",
 		Screen: &sizedScreen{SimulationScreen: d.screen, w: 100, h: 30},

@@ -31,10 +31,10 @@ type Sessions interface {
 }
 
 // Query is the part of the session-query service the UI reads: the
-// corpus listing and titles for /resume, full-text search for /search, and
-// whole logs for the read-only viewer.
+// catalog's summaries for /resume, full-text search and titles for
+// /search, and whole logs for the read-only viewer.
 type Query interface {
-	ListSessions(ctx context.Context) ([]sessionquery.SessionRecord, error)
+	ListSummaries(ctx context.Context, req sessionquery.SummaryRequest) (sessionquery.SummaryPage, error)
 	ReadTitleSnapshots(ctx context.Context, ids []string) ([]sessionquery.TitleResult, error)
 	SearchSessions(ctx context.Context, req sessionquery.SessionSearchRequest) (sessionquery.SessionSearchPage, error)
 	SearchEvents(ctx context.Context, req sessionquery.EventSearchRequest) (sessionquery.EventSearchPage, error)
@@ -55,10 +55,6 @@ type Models interface {
 	Model(id string) llm.ModelInfo
 }
 
-// Sizes reports the on-disk size of persisted session logs by id; the
-// /resume picker shows it. It is optional.
-type Sizes func(ctx context.Context) (map[string]int64, error)
-
 // Config is the tui section of the configuration.
 type Config struct {
 	// ShowReasoning shows the model's reasoning (Ctrl+R toggles it).
@@ -75,7 +71,6 @@ type Config struct {
 type Options struct {
 	Sessions    Sessions
 	Query       Query // nil: /resume and /search say the service is not mounted
-	Sizes       Sizes
 	Tools       *tools.Registry
 	Permissions Permissions // nil: /mode is unavailable
 	Models      Models      // nil: /model accepts ids without a catalog

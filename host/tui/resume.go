@@ -11,19 +11,15 @@ import (
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 )
 
-// titleBatch is how many titles one ReadTitleSnapshots call reads; the
-// picker fills in titles batch by batch, so it is usable at once.
-const titleBatch = 24
-
 // resumePicker lists past sessions through the session-query service:
 // this workspace's by default, every workspace after Tab.
 type resumePicker struct {
-	u       *ui
-	p       *picker
-	all     bool
-	records []sessionquery.SessionRecord
-	titles  map[string]string
-	sizes   map[string]int64
+	u   *ui
+	p   *picker
+	all bool
+	// records are every session's summary (title, size, last activity)
+	// from the service's catalog, newest first.
+	records []sessionquery.SessionSummary
 	loaded  bool
 	// direct is the id prefix given with /resume; a unique match is
 	// resumed without showing the list.
@@ -39,7 +35,7 @@ func (u *ui) resumeCommand(arg string) {
 		u.notice(entryError, "the session-query service is not mounted, so past sessions cannot be listed; /resume <id> still works")
 		return
 	}
-	r := &resumePicker{u: u, titles: map[string]string{}, direct: arg}
+	r := &resumePicker{u: u, direct: arg}
 	r.p = newPicker(u, r.heading, "↑/↓ choose · Enter resume · Tab all workspaces · Esc close")
 	r.p.extra = func(ev *tcell.EventKey) bool {
 		if ev.Key() == tcell.KeyTab {
@@ -65,56 +61,25 @@ func (r *resumePicker) heading() []span {
 	return []span{{" Resume a session ", th.bar.Bold(true)}, {"· " + scope, th.bar}}
 }
 
-// load lists the corpus and sizes, then reads titles in batches, posting
-// each step; it stops when the picker closes.
+// load lists every session's summary in one catalog read (titles and
+// sizes included, no log is read) and posts it; it stops when the picker
+// closes.
 func (r *resumePicker) load(ctx context.Context) {
 	u := r.u
-	records, err := u.opts.Query.ListSessions(ctx)
-	var sizes map[string]int64
-	if err == nil && u.opts.Sizes != nil {
-		sizes, _ = u.opts.Sizes(ctx)
-	}
+	page, err := u.opts.Query.ListSummaries(ctx, sessionquery.SummaryRequest{})
 	u.post.post(func() {
 		if err != nil {
 			r.p.status = "listing failed: " + oneLine(err.Error())
 			return
 		}
-		r.records, r.sizes, r.loaded = records, sizes, true
+		r.records, r.loaded = page.Items, true
 		r.p.status = ""
 		r.rebuild()
 		r.resolveDirect()
 	})
-	if err != nil {
-		return
-	}
-	// This workspace's titles first: they are what the picker shows.
-	var ids, rest []string
-	for _, rec := range records {
-		if r.inWorkspace(rec) {
-			ids = append(ids, rec.Header.ID)
-		} else {
-			rest = append(rest, rec.Header.ID)
-		}
-	}
-	ids = append(ids, rest...)
-	for start := 0; start < len(ids) && ctx.Err() == nil; start += titleBatch {
-		batch := ids[start:min(start+titleBatch, len(ids))]
-		results, err := u.opts.Query.ReadTitleSnapshots(ctx, batch)
-		if err != nil {
-			return
-		}
-		u.post.post(func() {
-			for _, res := range results {
-				if res.Status == sessionquery.Fulfilled && res.Value.Title != nil {
-					r.titles[res.SessionID] = res.Value.Title.Title
-				}
-			}
-			r.rebuild()
-		})
-	}
 }
 
-func (r *resumePicker) inWorkspace(rec sessionquery.SessionRecord) bool {
+func (r *resumePicker) inWorkspace(rec sessionquery.SessionSummary) bool {
 	return rec.Header.Cwd != nil && filepath.Clean(*rec.Header.Cwd) == filepath.Clean(r.u.opts.Cwd)
 }
 
@@ -133,7 +98,10 @@ func (r *resumePicker) rebuild() {
 			continue
 		}
 		h := rec.Header
-		title, titled := r.titles[h.ID]
+		title, titled := "", rec.Title != nil
+		if titled {
+			title = rec.Title.Title
+		}
 		left := []span{{" ", th.base}}
 		if titled {
 			left = append(left, span{oneLine(title), th.bold})
@@ -145,8 +113,8 @@ func (r *resumePicker) rebuild() {
 		}
 		var meta []string
 		meta = append(meta, age(now, time.UnixMilli(h.CreatedAt)))
-		if n, ok := r.sizes[h.ID]; ok {
-			meta = append(meta, byteSize(n))
+		if rec.Persisted && rec.LogBytes > 0 {
+			meta = append(meta, byteSize(rec.LogBytes))
 		}
 		disabled := false
 		switch {

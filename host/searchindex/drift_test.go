@@ -1,0 +1,256 @@
+package searchindex
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+	"github.com/seed-e9b4dba4/dsh/host/store"
+)
+
+// The crash protocol (package doc, "Trust and drift"): a writer's log
+// write comes first, its journal record second, the index commit that
+// consumes the record last. These tests stop a writer at each point.
+
+// ageDirs makes every directory under root look an hour old, so their
+// stamps are trusted (not racy) and only a later change moves them.
+func ageDirs(t *testing.T, root string) {
+	t.Helper()
+	old := time.Now().Add(-time.Hour)
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			err = os.Chtimes(p, old, old)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// journalSize returns the change journal's length.
+func journalSize(t *testing.T, st *store.Store) int64 {
+	t.Helper()
+	fi, err := os.Stat(filepath.Join(st.Root(), "changes.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
+}
+
+// countingProbe counts the directory scans of the drift check.
+type countingProbe struct {
+	*countingFeed
+	scans int
+}
+
+func (c *countingProbe) WorkspaceSessions(dir string) ([]string, error) {
+	c.mu.Lock()
+	c.scans++
+	c.mu.Unlock()
+	return c.countingFeed.WorkspaceSessions(dir)
+}
+
+func TestCreateWhoseJournalRecordWasLostIsFoundThroughItsWorkspaceDirectory(t *testing.T) {
+	f, feed := newFeedFixture(t)
+	f.persist(hdr("a", 1), texts("needle a"))
+	ageDirs(t, f.st.Root())
+	f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
+	f.unmount()
+	probe := &countingProbe{countingFeed: feed}
+	f.unmount = f.svc.Mount(probe)
+	f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
+	feed.reset()
+	if probe.scans != 0 {
+		t.Errorf("unchanged directories were scanned %d times", probe.scans)
+	}
+	// Crash point 1: the log is written, its journal record is not.
+	before := journalSize(t, f.st)
+	f.persist(hdr("b", 2), texts("needle b"))
+	if err := os.Truncate(filepath.Join(f.st.Root(), "changes.log"), before); err != nil {
+		t.Fatal(err)
+	}
+	// A fresh process, which trusts the index up to its cursor.
+	f.ix.Close()
+	f.ix = f.newIndex(f.cfg)
+	if got := sorted(sessionIDs(f.sessions(sessionquery.SessionSearchRequest{Query: "needle"}))); !reflect.DeepEqual(got, []string{"a", "b"}) {
+		t.Errorf("sessions = %v", got)
+	}
+	if lists, _, inspects := feed.reset(); lists != 0 || !reflect.DeepEqual(inspects, []string{"b"}) {
+		t.Errorf("%d listings, inspections %v; want only b inspected", lists, inspects)
+	}
+	if probe.scans != 1 {
+		t.Errorf("%d directory scans, want the one changed directory", probe.scans)
+	}
+}
+
+func TestForeignCopiedDeletedAndEditedLogsAreSeen(t *testing.T) {
+	f, feed := newFeedFixture(t)
+	f.persist(hdr("a", 1), texts("needle a"))
+	f.persist(hdr("b", 2), texts("needle b"))
+	ageDirs(t, f.st.Root())
+	f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
+	feed.reset()
+
+	// Copied in from another machine: a whole workspace directory.
+	other := store.New(filepath.Join(f.dir, "elsewhere"), store.Options{})
+	cwd := "/elsewhere"
+	w, err := other.Create(session.Header{ID: "c", CreatedAt: 3, Cwd: &cwd}, texts("needle c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	slug := store.WorkspaceSlug(&cwd)
+	if err := exec.Command("cp", "-r", filepath.Join(other.Root(), slug), filepath.Join(f.st.Root(), slug)).Run(); err != nil {
+		t.Fatal(err)
+	}
+	// Deleted by hand.
+	entry, err := f.st.Stat(context.Background(), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Dir(entry.Path)); err != nil {
+		t.Fatal(err)
+	}
+	f.ix.Close()
+	f.ix = f.newIndex(f.cfg)
+	if got := sorted(sessionIDs(f.sessions(sessionquery.SessionSearchRequest{Query: "needle"}))); !reflect.DeepEqual(got, []string{"b", "c"}) {
+		t.Errorf("after a copy and a delete: sessions = %v", got)
+	}
+	if lists, _, _ := feed.reset(); lists != 0 {
+		t.Errorf("%d listings", lists)
+	}
+
+	// Edited in place: a line appended by hand. The bounded re-check
+	// (verifyBatch logs per search) sees it on the next search here.
+	entry, err = f.st.Stat(context.Background(), "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := session.MustMarshal(ev(1, session.TypeAssistantMessage, assistantMsg("needle edited by hand")))
+	fh, err := os.OpenFile(entry.Path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fh.Write(append(line, '\n')); err != nil {
+		t.Fatal(err)
+	}
+	fh.Close()
+	p := f.events(sessionquery.EventSearchRequest{SessionID: "b", Query: "edited"})
+	if len(p.Items) != 1 {
+		t.Errorf("the hand edit was not found: %+v", p.Items)
+	}
+}
+
+func TestAnotherBootListsEverythingOnce(t *testing.T) {
+	f, feed := newFeedFixture(t)
+	f.persist(hdr("a", 1), texts("needle a"))
+	f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
+	f.exec(`UPDATE search_state SET feed_boot = 'another boot'`)
+	feed.reset()
+	f.ix.Close()
+	f.ix = f.newIndex(f.cfg)
+	f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
+	if lists, _, _ := feed.reset(); lists != 1 {
+		t.Errorf("after a reboot: %d listings, want 1", lists)
+	}
+	f.ix.Close()
+	f.ix = f.newIndex(f.cfg)
+	f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
+	if lists, _, _ := feed.reset(); lists != 0 {
+		t.Errorf("the next process: %d listings, want 0", lists)
+	}
+}
+
+// A writer that dies after an append, before the journal record of its
+// flush (crash point 2), in a real child process.
+func TestWriterThatDiesBeforeJournalingItsAppendIsSeen(t *testing.T) {
+	f, _ := newFeedFixture(t)
+	f.persist(hdr("w", 1), texts("needle before"))
+	f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
+
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"=append-then-die", "DSH_ROOT="+f.st.Root(), "DSH_ID=w")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	if !sc.Scan() || sc.Text() != "opened" {
+		t.Fatalf("the child did not open the log: %q", sc.Text())
+	}
+	// The index follows the writer's announcement while it runs.
+	f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
+	if n := f.count(`SELECT count(*) FROM open_writers WHERE session_id = 'w'`); n != 1 {
+		t.Fatalf("the running writer is not watched (%d)", n)
+	}
+	stdin.Close() // the child appends and exits without flushing
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	// A fresh process sees the unjournaled append.
+	f.ix.Close()
+	f.ix = f.newIndex(f.cfg)
+	p := f.events(sessionquery.EventSearchRequest{SessionID: "w", Query: "crashed"})
+	if len(p.Items) != 1 {
+		t.Errorf("the dead writer's append was not found: %+v", p.Items)
+	}
+	if n := f.count(`SELECT count(*) FROM open_writers`); n != 0 {
+		t.Errorf("%d writers still watched", n)
+	}
+}
+
+// runAppendThenDie opens a log, reports it, waits for stdin to close,
+// appends one event and exits without flushing or closing: a crash right
+// after the append.
+func runAppendThenDie() error {
+	st := store.New(os.Getenv("DSH_ROOT"), store.Options{})
+	w, _, events, err := st.Open(context.Background(), os.Getenv("DSH_ID"))
+	if err != nil {
+		return err
+	}
+	os.Stdout.WriteString("opened\n")
+	_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+	if err := w.Append(ev(len(events), session.TypeAssistantMessage, assistantMsg("needle crashed"))); err != nil {
+		return err
+	}
+	os.Exit(0)
+	return nil
+}
+
+func TestSchemaMigrationIsAnnouncedAndRebuilds(t *testing.T) {
+	f := newFixture(t)
+	f.persist(hdr("a", 1), texts("needle a"))
+	f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
+	f.exec(`PRAGMA user_version = 1`)
+	f.ix.Close()
+	var notices []string
+	ix, err := New(f.cfg, f.svc, Options{Notice: func(m string) { notices = append(notices, m) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	p, err := ix.SearchSessions(context.Background(), sessionquery.SessionSearchRequest{Query: "needle"})
+	if err != nil || len(p.Items) != 1 {
+		t.Fatalf("after the migration: %+v, %v", p, err)
+	}
+	if len(notices) != 1 || !strings.Contains(notices[0], "built by another dsh version") {
+		t.Errorf("notices = %q", notices)
+	}
+}

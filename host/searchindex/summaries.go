@@ -1,0 +1,153 @@
+package searchindex
+
+import (
+	"context"
+	"strings"
+
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+)
+
+var _ sessionquery.Catalog = (*Index)(nil)
+
+// Summaries brings the index up to date and returns one page of the
+// catalog, newest first: this process's live sessions overlaid on the
+// persisted ones (a live row wins), read from the catalog columns alone.
+func (ix *Index) Summaries(ctx context.Context, req sessionquery.SummaryRequest) (sessionquery.SummaryPage, error) {
+	var page sessionquery.SummaryPage
+	err := ix.catalogRead(ctx, func(q querier, persisted bool) error {
+		where, args := summaryWhere(req, false)
+		from := summarySource(persisted, len(ix.live) > 0)
+		if err := q.QueryRowContext(ctx, `SELECT count(*) FROM (`+from+`)`+where, args...).Scan(&page.Total); err != nil {
+			return err
+		}
+		where, args = summaryWhere(req, true)
+		query := `SELECT ` + summaryColumns + `, live, persisted FROM (` + from + `)` + where +
+			` ORDER BY created_at DESC, session_id`
+		if req.Limit > 0 {
+			query += ` LIMIT ?`
+			args = append(args, req.Limit+1)
+		}
+		rows, err := q.QueryContext(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var live, persistedRow bool
+			sum, err := scanSummaryWith(rows, &live, &persistedRow)
+			if err != nil {
+				return err
+			}
+			sum.Live, sum.Persisted = live, persistedRow
+			page.Items = append(page.Items, sum)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if req.Limit > 0 && len(page.Items) > req.Limit {
+			page.Items, page.More = page.Items[:req.Limit], true
+		}
+		return nil
+	})
+	return page, err
+}
+
+// SummariesOf brings the index up to date and returns the catalogued
+// summaries of ids.
+func (ix *Index) SummariesOf(ctx context.Context, ids []string) (map[string]sessionquery.SessionSummary, error) {
+	out := make(map[string]sessionquery.SessionSummary, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	err := ix.catalogRead(ctx, func(q querier, persisted bool) error {
+		from := summarySource(persisted, len(ix.live) > 0)
+		for start := 0; start < len(ids); start += 500 {
+			chunk := ids[start:min(len(ids), start+500)]
+			args := make([]any, len(chunk))
+			for i, id := range chunk {
+				args[i] = id
+			}
+			rows, err := q.QueryContext(ctx, `SELECT `+summaryColumns+`, live, persisted FROM (`+from+`)
+				WHERE session_id IN (?`+strings.Repeat(`, ?`, len(chunk)-1)+`)`, args...)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var live, persistedRow bool
+				sum, err := scanSummaryWith(rows, &live, &persistedRow)
+				if err != nil {
+					rows.Close()
+					return err
+				}
+				sum.Live, sum.Persisted = live, persistedRow
+				out[sum.Header.ID] = sum
+			}
+			err = rows.Err()
+			rows.Close()
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// catalogRead catches up and runs fn in one read transaction; persisted
+// says whether persisted rows are visible (a persistence is mounted).
+func (ix *Index) catalogRead(ctx context.Context, fn func(q querier, persisted bool) error) error {
+	if err := ix.begin(ctx); err != nil {
+		return err
+	}
+	defer ix.queue.release()
+	b, err := ix.reconcile(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := checkCtx(ctx); err != nil {
+		return err
+	}
+	return ix.read(ctx, func(q querier) error { return fn(q, b.Persistence != nil) })
+}
+
+// summarySource is the catalog as one relation: live rows (with the log
+// size of their persisted copy), then persisted rows no live row hides.
+// Without live rows it is the persisted table itself, so its indexes
+// order and bound a page.
+func summarySource(persisted, hasLive bool) string {
+	const persistedRows = `SELECT session_id, created_at, cwd, ` + summaryColumns + `, 0 AS live, 1 AS persisted FROM persisted_sessions`
+	if !hasLive {
+		if !persisted {
+			return persistedRows + ` WHERE 0`
+		}
+		return persistedRows
+	}
+	live := `SELECT session_id, created_at, cwd, header, event_count, title, title_error_seq, title_error, last_event_at,
+		coalesce((SELECT p.log_bytes FROM persisted_sessions p WHERE p.session_id = live_sessions.session_id), 0) AS log_bytes,
+		unreadable, invalid, 1 AS live, persisted FROM temp.live_sessions`
+	if !persisted {
+		return live
+	}
+	return live + ` UNION ALL ` + persistedRows + ` WHERE session_id NOT IN (SELECT session_id FROM temp.live_sessions)`
+}
+
+// summaryWhere renders the request's workspace and position conditions.
+func summaryWhere(req sessionquery.SummaryRequest, positioned bool) (string, []any) {
+	var conds []string
+	var args []any
+	if req.Cwd != nil {
+		conds = append(conds, `cwd = ?`)
+		args = append(args, *req.Cwd)
+	}
+	if req.RequireCwd {
+		conds = append(conds, `cwd IS NOT NULL`)
+	}
+	if positioned && req.After != nil {
+		conds = append(conds, `(created_at < ? OR (created_at = ? AND session_id > ?))`)
+		args = append(args, req.After.CreatedAt, req.After.CreatedAt, req.After.ID)
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return ` WHERE ` + strings.Join(conds, ` AND `), args
+}

@@ -1,0 +1,99 @@
+package searchindex
+
+import (
+	"context"
+	"os"
+	"reflect"
+	"testing"
+
+	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+)
+
+func titled(events []session.Event, title string, at int64) []session.Event {
+	e := ev(len(events), session.TypeSessionTitle, session.SessionTitle{Title: title, MessageSeqs: []int{0}, Source: []byte(`{"kind":"fallback"}`)})
+	e.Time = at
+	return append(events, e)
+}
+
+func summaryIDs(p sessionquery.SummaryPage) []string {
+	out := []string{}
+	for _, s := range p.Items {
+		out = append(out, s.Header.ID)
+	}
+	return out
+}
+
+func TestSummariesPageTheCatalogNewestFirstWithoutReadingLogs(t *testing.T) {
+	f, feed := newFeedFixture(t)
+	other := "/other"
+	f.persist(hdr("a", 1), titled(texts("one"), "first session", 1_700_000_000_500))
+	f.persist(hdr("b", 2), texts("two", "reply"))
+	f.persist(session.Header{ID: "c", CreatedAt: 3, Cwd: &other}, texts("three"))
+	f.persist(session.Header{ID: "d", CreatedAt: 3}, texts("no workspace"))
+	ctx := context.Background()
+	all, err := f.ix.Summaries(ctx, sessionquery.SummaryRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := summaryIDs(all); !reflect.DeepEqual(got, []string{"c", "d", "b", "a"}) || all.Total != 4 || all.More {
+		t.Errorf("all = %v (total %d, more %v)", got, all.Total, all.More)
+	}
+	a := all.Items[3]
+	if a.Title == nil || a.Title.Title != "first session" || a.Events != 2 || a.LastEventAt != 1_700_000_000_500 ||
+		a.LogBytes == 0 || !a.Persisted || a.Live || a.UpdatedAt() != 1_700_000_000_500 {
+		t.Errorf("a = %+v", a)
+	}
+	feed.reset()
+	w := "/w"
+	page, err := f.ix.Summaries(ctx, sessionquery.SummaryRequest{Cwd: &w, Limit: 1})
+	if err != nil || !reflect.DeepEqual(summaryIDs(page), []string{"b"}) || !page.More || page.Total != 2 {
+		t.Fatalf("first page = %v %+v, %v", summaryIDs(page), page, err)
+	}
+	page, err = f.ix.Summaries(ctx, sessionquery.SummaryRequest{Cwd: &w, Limit: 1, After: &sessionquery.SummaryPosition{CreatedAt: 2, ID: "b"}})
+	if err != nil || !reflect.DeepEqual(summaryIDs(page), []string{"a"}) || page.More {
+		t.Fatalf("second page = %v %+v, %v", summaryIDs(page), page, err)
+	}
+	page, err = f.ix.Summaries(ctx, sessionquery.SummaryRequest{RequireCwd: true})
+	if err != nil || !reflect.DeepEqual(summaryIDs(page), []string{"c", "b", "a"}) {
+		t.Errorf("with a workspace = %v, %v", summaryIDs(page), err)
+	}
+	if lists, snaps, inspects := feed.reset(); lists+snaps+len(inspects) != 0 {
+		t.Errorf("listing cost %d listings, %d stats, inspections %v", lists, snaps, inspects)
+	}
+
+	// A live session overlays its persisted copy.
+	l := f.live(hdr("b", 2), titled(texts("two", "reply", "three"), "live title", 1_700_000_200_000))
+	defer f.reg.Detach(l)
+	sums, err := f.ix.SummariesOf(ctx, []string{"b", "a", "missing"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := sums["b"]
+	if len(sums) != 2 || !b.Live || !b.Persisted || b.Events != 4 || b.Title == nil || b.Title.Title != "live title" || b.LogBytes == 0 {
+		t.Errorf("summaries of = %+v", sums)
+	}
+}
+
+func TestUnreadableLogIsCataloguedAndDoesNotFailSearch(t *testing.T) {
+	f := newFixture(t)
+	f.persist(hdr("good", 1), texts("needle good"))
+	f.persist(hdr("bad", 2), texts("needle bad"))
+	entry, err := f.st.Stat(context.Background(), "bad")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh, err := os.OpenFile(entry.Path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh.WriteString("{not json\n")
+	fh.Close()
+	if got := sessionIDs(f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})); !reflect.DeepEqual(got, []string{"good"}) {
+		t.Errorf("search = %v", got)
+	}
+	sums, err := f.ix.SummariesOf(context.Background(), []string{"bad"})
+	if err != nil || sums["bad"].Unreadable == "" || sums["bad"].Events != 0 {
+		t.Errorf("bad = %+v, %v", sums["bad"], err)
+	}
+}
