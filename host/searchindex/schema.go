@@ -78,7 +78,6 @@ CREATE TABLE IF NOT EXISTS persisted_sessions(
 	log_path TEXT NOT NULL,
 	workspace_dir TEXT NOT NULL
 ) STRICT;
-CREATE INDEX IF NOT EXISTS persisted_sessions_order ON persisted_sessions(created_at DESC, session_id);
 CREATE INDEX IF NOT EXISTS persisted_sessions_cwd ON persisted_sessions(cwd, created_at DESC, session_id);
 CREATE INDEX IF NOT EXISTS persisted_sessions_dir ON persisted_sessions(workspace_dir);
 CREATE TABLE IF NOT EXISTS persisted_docs(
@@ -95,15 +94,15 @@ CREATE VIRTUAL TABLE IF NOT EXISTS persisted_fts USING fts5(
 );
 CREATE TABLE IF NOT EXISTS pending_sessions(
 	session_id TEXT PRIMARY KEY
-) STRICT;
+) STRICT, WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS open_writers(
 	session_id TEXT PRIMARY KEY,
 	log_path TEXT NOT NULL
-) STRICT;
+) STRICT, WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS workspace_dirs(
 	name TEXT PRIMARY KEY,
 	mtime INTEGER NOT NULL
-) STRICT;
+) STRICT, WITHOUT ROWID;
 `
 
 // catalogColumns are what every listing shows of a session, kept beside
