@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os/exec"
 	"sync"
+	"syscall"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,7 +46,7 @@ type conn struct {
 // link is one connection to the server (one process, for stdio).
 type link struct {
 	cs     *sdk.ClientSession
-	cmd    *exec.Cmd
+	proc   *proc // nil unless stdio
 	stderr *tail
 	// exited is closed once the connection ended; exit then says how.
 	exited chan struct{}
@@ -110,7 +110,7 @@ func (c *conn) dial(parent context.Context) (*link, []*sdk.Tool, error) {
 	l := &link{stderr: &tail{}, exited: make(chan struct{})}
 	transport, err := c.transport(l)
 	if err != nil {
-		return l, nil, err
+		return l, nil, fmt.Errorf("it could not start: %w", err)
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "dsh", Version: c.m.opts.Version}, &sdk.ClientOptions{
 		// dsh offers no roots, sampling or elicitation.
@@ -120,7 +120,7 @@ func (c *conn) dial(parent context.Context) (*link, []*sdk.Tool, error) {
 	})
 	cs, err := client.Connect(ctx, transport, nil)
 	if err != nil {
-		killGroup(l.cmd)
+		l.shutdown()
 		return l, nil, c.startError(ctx, parent, err)
 	}
 	l.cs = cs
@@ -145,8 +145,12 @@ func (c *conn) startError(ctx, parent context.Context, err error) error {
 func (c *conn) transport(l *link) (sdk.Transport, error) {
 	switch c.cfg.Transport() {
 	case TransportStdio:
-		l.cmd = command(c.cfg, c.m.opts.Dir, l.stderr)
-		return &sdk.CommandTransport{Command: l.cmd, TerminateDuration: time.Second}, nil
+		p, t, err := startProc(c.cfg, c.m.opts.Dir, l.stderr)
+		if err != nil {
+			return nil, err
+		}
+		l.proc = p
+		return t, nil
 	case TransportHTTP:
 		return &sdk.StreamableClientTransport{Endpoint: c.cfg.URL, HTTPClient: httpClient(c.cfg.Headers), MaxRetries: 2}, nil
 	case TransportSSE:
@@ -190,21 +194,28 @@ func (c *conn) install(l *link, list []*sdk.Tool) {
 	c.live = l
 	c.state, c.errText, c.stderr = StateReady, "", ""
 	c.mu.Unlock()
+	c.setTools(l, list)
 	c.m.goOwned(func() { c.watch(l) })
-	c.setTools(list)
 	c.m.notify(c.status())
 }
 
-// setTools replaces the registered tools with list.
-func (c *conn) setTools(list []*sdk.Tool) {
-	defs := c.definitions(list)
-	c.mu.Lock()
-	defer c.mu.Unlock()
+// unregisterLocked removes the server's tools. Status and the registry
+// change together under c.mu, so a status never reports tools that are gone.
+func (c *conn) unregisterLocked() {
 	for _, remove := range c.removes {
 		remove()
 	}
 	c.removes, c.ntools = nil, 0
-	if c.closed {
+}
+
+// setTools replaces the registered tools with list, if l is still the live
+// connection.
+func (c *conn) setTools(l *link, list []*sdk.Tool) {
+	defs := c.definitions(list)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.unregisterLocked()
+	if c.closed || c.live != l {
 		return
 	}
 	for _, d := range defs {
@@ -222,16 +233,15 @@ func (c *conn) setTools(list []*sdk.Tool) {
 // crashed.
 func (c *conn) watch(l *link) {
 	err := l.cs.Wait()
-	_ = l.cs.Close()
-	killGroup(l.cmd)
+	l.shutdown()
 	l.exit = describeExit(l, err)
 	close(l.exited)
 	c.lost(l)
 }
 
 func describeExit(l *link, err error) string {
-	if l.cmd != nil && l.cmd.ProcessState != nil {
-		return "its process ended: " + l.cmd.ProcessState.String()
+	if l.proc != nil {
+		return "its process ended: " + l.proc.state
 	}
 	if err != nil {
 		return "the connection ended: " + err.Error()
@@ -248,19 +258,15 @@ func (c *conn) lost(l *link) {
 	}
 	c.live = nil
 	c.errText, c.stderr = l.exit, l.stderr.String()
-	var removes []func()
 	if c.restarted {
 		c.state = StateFailed
 		c.errText = "it stopped again after its restart (" + l.exit + ")"
-		removes, c.removes, c.ntools = c.removes, nil, 0
+		c.unregisterLocked()
 	} else {
 		c.state = StateCrashed
 	}
 	st := c.statusLocked()
 	c.mu.Unlock()
-	for _, remove := range removes {
-		remove()
-	}
 	c.m.notify(st)
 }
 
@@ -272,13 +278,9 @@ func (c *conn) fail(why, stderr string) {
 		return
 	}
 	c.state, c.errText, c.stderr = StateFailed, why, stderr
-	removes := c.removes
-	c.removes, c.ntools = nil, 0
+	c.unregisterLocked()
 	st := c.statusLocked()
 	c.mu.Unlock()
-	for _, remove := range removes {
-		remove()
-	}
 	c.m.notify(st)
 }
 
@@ -361,7 +363,7 @@ func (c *conn) refresher() {
 			c.m.opts.Log.Warn("mcp: relisting tools failed", "server", c.cfg.Name, "err", err)
 			continue
 		}
-		c.setTools(list)
+		c.setTools(l, list)
 		c.m.notify(c.status())
 	}
 }
@@ -377,25 +379,31 @@ func (c *conn) close() error {
 	c.state = StateClosed
 	l := c.live
 	c.live = nil
-	removes := c.removes
-	c.removes, c.ntools = nil, 0
+	c.unregisterLocked()
 	c.mu.Unlock()
-	for _, remove := range removes {
-		remove()
-	}
 	if l != nil {
 		l.shutdown()
 	}
 	return nil
 }
 
-// shutdown closes the connection (stdin first, then signals, for stdio)
-// and kills whatever is left of the process group.
+// stopGrace is how long a stdio server gets to exit after its stdin
+// closed, and again after SIGTERM.
+const stopGrace = time.Second
+
+// shutdown closes the connection (for stdio: stdin first, then signals to
+// the process group) and returns once the process was waited for.
 func (l *link) shutdown() {
 	if l.cs != nil {
 		_ = l.cs.Close()
 	}
-	killGroup(l.cmd)
+	if l.proc != nil {
+		if l.cs == nil {
+			// The SDK never took the pipes; closing stdin is ours.
+			_ = syscall.Kill(-l.proc.cmd.Process.Pid, syscall.SIGTERM)
+		}
+		l.proc.stop(stopGrace)
+	}
 }
 
 // headerTransport adds configured headers to every request.

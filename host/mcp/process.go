@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"os"
 	"os/exec"
 	"sort"
@@ -53,12 +54,75 @@ func serverEnv(extra map[string]string, lookup func(string) (string, bool)) []st
 	return out
 }
 
-// killGroup kills the process group led by cmd's process, if it started.
-func killGroup(cmd *exec.Cmd) {
-	if cmd == nil || cmd.Process == nil {
+// proc is a started stdio server: dsh holds its pipes' ends, and one
+// goroutine waits for it, so how it ended is known exactly once.
+type proc struct {
+	cmd   *exec.Cmd
+	done  chan struct{} // closed once the process was waited for
+	state string        // how it ended; set before done is closed
+}
+
+// startProc starts the server and returns the transport over its stdin and
+// stdout. The pipes are dsh's own, so waiting for the process never races
+// with reading its last output.
+func startProc(s Server, dir string, stderr *tail) (*proc, sdk.Transport, error) {
+	cmd := command(s, dir, stderr)
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, nil, err
+	}
+	cmd.Stdin, cmd.Stdout = inR, outW
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, nil, err
+	}
+	p := &proc{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		if err := cmd.Wait(); err != nil && cmd.ProcessState == nil {
+			p.state = err.Error()
+			return
+		}
+		p.state = cmd.ProcessState.String()
+	}()
+	return p, &sdk.IOTransport{Reader: outR, Writer: inW}, nil
+}
+
+// stop ends the process after its stdin was closed: it waits grace for a
+// clean exit, then signals the whole group with SIGTERM and, after grace
+// again, SIGKILL, and returns once the process was waited for.
+func (p *proc) stop(grace time.Duration) {
+	if p == nil {
 		return
 	}
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		select {
+		case <-p.done:
+			p.killGroup()
+			return
+		case <-time.After(grace):
+		}
+		_ = syscall.Kill(-p.cmd.Process.Pid, sig)
+	}
+	<-p.done
+}
+
+// killGroup kills what is left of the server's process group (children
+// that outlived it).
+func (p *proc) killGroup() {
+	if p != nil {
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	}
 }
 
 // tail keeps the last stderrTailBytes written to it.
