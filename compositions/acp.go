@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/seed-e9b4dba4/dsh/host/acp"
+	"github.com/seed-e9b4dba4/dsh/host/searchindex"
 )
 
 // ServeACP runs the ACP front end over r until in ends (or ctx is done):
@@ -17,7 +18,7 @@ func ServeACP(ctx context.Context, r *Runtime, in io.Reader, out io.Writer, vers
 	if r.Kind != ACP {
 		return errors.New("compositions: ServeACP needs a runtime of kind acp")
 	}
-	return acp.Serve(ctx, in, out, acp.Options{
+	opts := acp.Options{
 		Sessions:    r,
 		Catalog:     r.Query,
 		Tools:       r.Tools,
@@ -32,5 +33,10 @@ func ServeACP(ctx context.Context, r *Runtime, in io.Reader, out io.Writer, vers
 			}
 			return nil
 		},
-	})
+	}
+	if searchindex.ConfigFrom(r.Config.SessionQuery).OpenAt != searchindex.OpenAtNever {
+		// The editor's /search is the same full-text search as dsh's.
+		opts.Search = r.Query
+	}
+	return acp.Serve(ctx, in, out, opts)
 }

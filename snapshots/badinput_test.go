@@ -83,11 +83,15 @@ func (p *agentProcess) next() map[string]any {
 	return nil
 }
 
-// call sends a request and returns its answer.
+// call sends a request and returns its answer; notifications before it
+// (a new session's commands) are skipped.
 func (p *agentProcess) call(id int, method, params string) map[string]any {
 	p.t.Helper()
 	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params))
 	f := p.next()
+	for f["id"] == nil && f["method"] == "session/update" {
+		f = p.next()
+	}
 	if f["id"] != float64(id) {
 		p.t.Fatalf("answer to %d has id %v: %v", id, f["id"], f)
 	}

@@ -185,7 +185,8 @@ func (sc *scenario) settings(t *testing.T, e *env) (configFile string, set []str
 }
 
 // fixture is the recorded model script: the scenario directory when more
-// than one of its logs called the model, else its session.jsonl. While
+// than one of its logs called the model (a fork's seed does not count),
+// else its session.jsonl. While
 // goldens are rewritten, a scenario without a log gets a header-only one
 // (its script then comes from replay.override.json).
 func (sc *scenario) fixture(t *testing.T) string {
@@ -203,6 +204,11 @@ func (sc *scenario) fixture(t *testing.T) string {
 	calling := 0
 	for _, f := range append(logs, primary) {
 		raw, _ := os.ReadFile(f)
+		// A fork's log starts with its parent's events, calls included,
+		// up to session/end-seed; only calls after that are its own.
+		if _, own, seeded := bytes.Cut(raw, []byte(`"type":"session/end-seed"`)); seeded {
+			raw = own
+		}
 		if bytes.Contains(raw, []byte(`"type":"assistant/chunk"`)) {
 			calling++
 		}

@@ -9,7 +9,9 @@
 // session's events as they are appended (text and reasoning deltas, tool
 // calls and results, plans, titles, retry notices); session/request_permission
 // onto the tool registry's approver; permission modes and the model onto
-// modes and configOptions.
+// modes and configOptions. Slash commands (available_commands_update after
+// session/new, load and resume) run in dsh instead of reaching the model;
+// usage_update reports context use after each model step.
 //
 // Invariants: the writer carries protocol frames only; updates of a session
 // are written in log order by one goroutine the session owns, and a prompt is
@@ -22,7 +24,7 @@
 //
 // A prompt answers by how its turn ended: completed or blocked is end_turn;
 // max-tokens is max_tokens (Zed tells the user the reply was cut, where
-// end_turn would hide it); a turn cancelled by the client, interrupted or
+// end_turn would hide it); a provider content-filter stop is refusal; a turn cancelled by the client, interrupted or
 // disposed, or a prompt dropped before its turn began, is cancelled; a
 // failed turn is the JSON-RPC error "Internal error: turn failed: <message>"
 // with the failure code in its data.

@@ -28,14 +28,22 @@ type frameWriter struct {
 	w  io.Writer
 	// answers hears of every answer to a request the filter forwarded.
 	answers *ledger
+	// onAnswer, when set, sees every answer just before it is written,
+	// under the lock: a frame it has queued (never written: that would
+	// deadlock) reaches the client after the answer.
+	onAnswer func(frame []byte)
 }
 
 // Write is the SDK's writer: it counts the answers among its frames.
 func (f *frameWriter) Write(p []byte) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	answer := isAnswer(p)
+	if answer && f.onAnswer != nil {
+		f.onAnswer(p)
+	}
 	n, err := f.w.Write(p)
-	if f.answers != nil && isAnswer(p) {
+	if answer && f.answers != nil {
 		f.answers.answered()
 	}
 	return n, err

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -173,6 +174,25 @@ func (w *world) ResumeSession(_ context.Context, id string) (*agent.Agent, error
 		return nil, err
 	}
 	return w.start(h, events, true)
+}
+
+func (w *world) ForkSession(_ context.Context, id string, boundary int) (*agent.Agent, error) {
+	var src session.Header
+	var events []session.Event
+	if a := w.agent(id); a != nil {
+		src, events = a.Session().Snapshot()
+	} else {
+		var err error
+		if src, events, err = w.disk.Inspect(context.Background(), id); err != nil {
+			return nil, err
+		}
+	}
+	n, child := w.nextID()
+	h, seed, err := session.Fork(src, events, boundary, child, int64(1000+n))
+	if err != nil {
+		return nil, err
+	}
+	return w.start(h, seed, true)
 }
 
 func (w *world) start(h session.Header, events []session.Event, resumed bool) (*agent.Agent, error) {
@@ -372,10 +392,26 @@ type client struct {
 	answer      func(sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error)
 	// onUpdate, when set, sees every update as it arrives.
 	onUpdate func(sdk.SessionNotification)
+	// commands are the available_commands_update notifications, kept
+	// apart from updates, by session; announced is closed (and replaced)
+	// when one arrives.
+	commands  map[sdk.SessionId][]sdk.AvailableCommand
+	announced chan struct{}
+}
+
+func newClient() *client {
+	return &client{commands: map[sdk.SessionId][]sdk.AvailableCommand{}, announced: make(chan struct{})}
 }
 
 func (c *client) SessionUpdate(_ context.Context, n sdk.SessionNotification) error {
 	c.mu.Lock()
+	if cu := n.Update.AvailableCommandsUpdate; cu != nil {
+		c.commands[n.SessionId] = cu.AvailableCommands
+		close(c.announced)
+		c.announced = make(chan struct{})
+		c.mu.Unlock()
+		return nil
+	}
 	c.updates = append(c.updates, n)
 	fn := c.onUpdate
 	c.mu.Unlock()
@@ -394,6 +430,25 @@ func (c *client) RequestPermission(_ context.Context, p sdk.RequestPermissionReq
 		return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeCancelled()}, nil
 	}
 	return answer(p)
+}
+
+// commandsOf waits until the session's commands were announced.
+func (c *client) commandsOf(t *testing.T, id sdk.SessionId) []sdk.AvailableCommand {
+	t.Helper()
+	for {
+		c.mu.Lock()
+		cmds, ok := c.commands[id]
+		ch := c.announced
+		c.mu.Unlock()
+		if ok {
+			return cmds
+		}
+		select {
+		case <-ch:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("session %s: no available_commands_update", id)
+		}
+	}
 }
 
 func (c *client) take() []sdk.SessionNotification {
@@ -479,7 +534,7 @@ func start(t *testing.T, w *world, tweak ...func(*Options)) *harness {
 	for _, fn := range tweak {
 		fn(&opts)
 	}
-	h := &harness{t: t, w: w, c: &client{}, in: clientOut, served: make(chan error, 1), ctx: context.Background()}
+	h := &harness{t: t, w: w, c: newClient(), in: clientOut, served: make(chan error, 1), ctx: context.Background()}
 	go func() {
 		h.served <- Serve(context.Background(), agentIn, agentOut, opts)
 		_ = agentOut.Close()
@@ -511,6 +566,9 @@ func (h *harness) newSession(cwd string) sdk.SessionId {
 	if err != nil {
 		h.t.Fatalf("session/new: %v", err)
 	}
+	// The commands follow the answer; wait for them so that a test's
+	// updates start with the session's own.
+	h.c.commandsOf(h.t, resp.SessionId)
 	return resp.SessionId
 }
 
@@ -552,6 +610,10 @@ func kinds(ns []sdk.SessionNotification) []string {
 			out = append(out, "current_mode_update:"+string(u.CurrentModeUpdate.CurrentModeId))
 		case u.ConfigOptionUpdate != nil:
 			out = append(out, "config_option_update")
+		case u.AvailableCommandsUpdate != nil:
+			out = append(out, fmt.Sprintf("available_commands_update:%d", len(u.AvailableCommandsUpdate.AvailableCommands)))
+		case u.UsageUpdate != nil:
+			out = append(out, fmt.Sprintf("usage_update:%d/%d", u.UsageUpdate.Used, u.UsageUpdate.Size))
 		default:
 			out = append(out, "other")
 		}
@@ -597,6 +659,11 @@ func startRaw(t *testing.T, w *world) *rawConn {
 		sc := bufio.NewScanner(clientIn)
 		sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
 		for sc.Scan() {
+			// Every session/new is followed by its commands; the raw
+			// tests read answers.
+			if strings.Contains(sc.Text(), `"sessionUpdate":"available_commands_update"`) {
+				continue
+			}
 			r.lines <- sc.Text()
 		}
 	}()

@@ -65,6 +65,7 @@ func (s *server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 	if err != nil {
 		return sdk.NewSessionResponse{}, errors.Join(err, s.opts.Sessions.CloseSession(a))
 	}
+	s.announceAfterAnswer(ss)
 	return sdk.NewSessionResponse{SessionId: sdk.SessionId(ss.id), Modes: s.modeState(ss), ConfigOptions: s.configOptions(ss)}, nil
 }
 
@@ -81,6 +82,7 @@ func (s *server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
+	s.announce(ss)
 	ss.flush()
 	return sdk.LoadSessionResponse{Modes: s.modeState(ss), ConfigOptions: s.configOptions(ss)}, nil
 }
@@ -97,6 +99,8 @@ func (s *server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) 
 	if err != nil {
 		return sdk.ResumeSessionResponse{}, err
 	}
+	s.announce(ss)
+	ss.flush()
 	return sdk.ResumeSessionResponse{Modes: s.modeState(ss), ConfigOptions: s.configOptions(ss)}, nil
 }
 
@@ -177,6 +181,7 @@ func (s *server) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (sdk
 	s.mu.Lock()
 	ss, ok := s.sessions[string(p.SessionId)]
 	delete(s.sessions, string(p.SessionId))
+	delete(s.fresh, string(p.SessionId))
 	s.mu.Unlock()
 	if !ok {
 		return sdk.CloseSessionResponse{}, notFound("unknown session: %s", p.SessionId)

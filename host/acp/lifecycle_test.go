@@ -239,7 +239,7 @@ func TestServeReturnsWhenItsContextEnds(t *testing.T) {
 		served <- Serve(ctx, in, out, Options{Sessions: w, Catalog: w.query, Tools: w.tools, Permissions: w.perms})
 		_ = out.Close()
 	}()
-	conn := sdk.NewClientSideConnection(&client{}, keepOpen, clientIn)
+	conn := sdk.NewClientSideConnection(newClient(), keepOpen, clientIn)
 	if _, err := conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: workspace(t), McpServers: []sdk.McpServer{}}); err != nil {
 		t.Fatal(err)
 	}

@@ -22,8 +22,17 @@ type Sessions interface {
 	// ResumeSession reopens a persisted session (or returns the agent that
 	// already drives it in this process).
 	ResumeSession(ctx context.Context, id string) (*agent.Agent, error)
+	// ForkSession starts a persisted session seeded with id's log up to
+	// boundary (session.ForkLatest for the whole log), for /fork.
+	ForkSession(ctx context.Context, id string, boundary int) (*agent.Agent, error)
 	// CloseSession cancels a's work, flushes and closes its log.
 	CloseSession(a *agent.Agent) error
+}
+
+// Search is the session-query search behind /search;
+// *sessionquery.Service implements it.
+type Search interface {
+	SearchSessions(ctx context.Context, req sessionquery.SessionSearchRequest) (sessionquery.SessionSearchPage, error)
 }
 
 // Catalog is the part of the session-query service that session/list and
@@ -48,6 +57,8 @@ type Options struct {
 	Catalog     Catalog
 	Tools       *tools.Registry
 	Permissions *permissions.Service
+	// Search, when set, offers /search over past sessions.
+	Search Search
 	// Models is the model catalog offered as the "model" config option.
 	Models []llm.ModelInfo
 	// Version is reported as agentInfo.version.

@@ -13,6 +13,8 @@ import (
 
 // Prompt runs one prompt turn: it admits the content, hands it to the
 // agent, and answers once the agent is idle and every update was written.
+// A prompt that is one of the offered slash commands runs the command
+// instead (commands.go).
 // A prompt that arrives while another runs on the session (Zed sends one
 // without cancelling first) cancels the running one, waits for it to
 // answer, then runs.
@@ -25,6 +27,9 @@ func (s *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 	ss, err := s.session(p.SessionId)
 	if err != nil {
 		return sdk.PromptResponse{}, err
+	}
+	if c, arg, ok := s.parseCommand(p.Prompt); ok {
+		return s.runCommand(ctx, ss, c, arg)
 	}
 	text, err := admit(p.Prompt)
 	if err != nil {
@@ -104,11 +109,16 @@ func (ss *sess) settle(run *promptRun, ctxDone bool) (sdk.PromptResponse, error)
 		ss.out.Push(ss.tr.failOpen("Cancelled before the tool call finished.")...)
 		ss.flush()
 	}
+	ss.release(run)
+	return stopReason(end, cancelled)
+}
+
+// release frees the prompt slot run holds.
+func (ss *sess) release(run *promptRun) {
 	ss.mu.Lock()
 	ss.run = nil
 	ss.mu.Unlock()
 	close(run.done)
-	return stopReason(end, cancelled)
 }
 
 // stopReason maps the prompt's turn end to the answer. An explicit cancel

@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -31,6 +32,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	w := &frameWriter{w: out, answers: requests}
 	pr, pw := io.Pipe()
 	s := newServer(opts)
+	w.onAnswer = s.answered
 	conn := sdk.NewAgentSideConnection(s, w, pr)
 	// Nothing reaches the connection before the filter starts, so the
 	// logger and s.conn are in place before any handler runs.
@@ -81,7 +83,10 @@ type server struct {
 
 	mu       sync.Mutex
 	sessions map[string]*sess
-	closing  bool
+	// fresh are new sessions whose session/new answer is not written
+	// yet: the client takes updates for a session only once it knows it.
+	fresh   map[string]*sess
+	closing bool
 	// handlers counts running request handlers; shutdown waits for them so
 	// no handler opens a session after the sessions were closed.
 	handlers sync.WaitGroup
@@ -93,7 +98,7 @@ var (
 )
 
 func newServer(opts Options) *server {
-	return &server{opts: opts, log: opts.Log, sessions: map[string]*sess{}}
+	return &server{opts: opts, log: opts.Log, sessions: map[string]*sess{}, fresh: map[string]*sess{}}
 }
 
 // errShuttingDown answers requests that arrive while the connection closes.
@@ -123,7 +128,7 @@ func (s *server) shutdown() error {
 	for _, ss := range s.sessions {
 		all = append(all, ss)
 	}
-	s.sessions = map[string]*sess{}
+	s.sessions, s.fresh = map[string]*sess{}, map[string]*sess{}
 	s.mu.Unlock()
 	var errs []error
 	for _, ss := range all {
@@ -164,6 +169,33 @@ func (s *server) owns(call *tools.Call) (*sess, bool) {
 func (s *server) cleared(call *tools.Call) {
 	if ss, ok := s.owns(call); ok {
 		ss.out.Push(sdk.UpdateToolCall(sdk.ToolCallId(call.CallID), sdk.WithUpdateStatus(sdk.ToolCallStatusInProgress)))
+	}
+}
+
+// announceAfterAnswer queues the session's announcement (announce) for
+// when the answer that names it has been written.
+func (s *server) announceAfterAnswer(ss *sess) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fresh[ss.id] = ss
+}
+
+// answered hears of every answer as it is written to the client: the
+// session/new answer of a fresh session makes it known to the client, and
+// its announcement, queued now, follows the answer on the wire.
+func (s *server) answered(frame []byte) {
+	s.mu.Lock()
+	var known *sess
+	for id, ss := range s.fresh {
+		if bytes.Contains(frame, []byte(`"sessionId":`+jsonString(id))) {
+			known = ss
+			delete(s.fresh, id)
+			break
+		}
+	}
+	s.mu.Unlock()
+	if known != nil {
+		s.announce(known) // only queues: the writer is not re-entered
 	}
 }
 

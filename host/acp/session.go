@@ -46,7 +46,7 @@ func (s *server) attach(a *agent.Agent, replay []session.Event) (*sess, error) {
 	live := a.Session()
 	h := live.Header()
 	ss := &sess{id: h.ID, cwd: h.CwdOrEmpty(), agent: a, live: live}
-	ss.tr = newTranslator(s.opts.Tools, live, s.terminalOutput.Load)
+	ss.tr = newTranslator(s.opts.Tools, live, s.terminalOutput.Load, s.contextWindow)
 	ss.out = newOutbox(func(u sdk.SessionUpdate) error { return s.sendUpdate(ss.id, u) },
 		func(err error) { s.log.Warn("acp: session update not delivered", "session", ss.id, "err", err) })
 	for _, e := range replay {
@@ -138,6 +138,15 @@ func (ss *sess) close(factory Sessions) error {
 	ss.unsub()
 	ss.out.Close()
 	return err
+}
+
+// announce queues what a client shows about a session it just opened:
+// the commands it offers and, for a session with history, its context use.
+func (s *server) announce(ss *sess) {
+	ss.out.Push(s.commandsUpdate())
+	if u, ok := usageOf(ss.live.Events(0), s.contextWindow); ok {
+		ss.out.Push(usageUpdate(u))
+	}
 }
 
 // flush waits until every update queued so far was written.

@@ -91,7 +91,7 @@ func TestCloseSessionCancelsItsRunningPrompt(t *testing.T) {
 // own deltas do.
 func TestCompactionChunksAreNotConversation(t *testing.T) {
 	live := session.NewLive(session.Header{ID: "s"}, nil, session.LiveOptions{})
-	tr := newTranslator(nil, live, nil)
+	tr := newTranslator(nil, live, nil, nil)
 	chunk := func(step int, delta string) session.Event {
 		return session.Event{Type: session.TypeAssistantChunk, Data: session.MustMarshal(session.AssistantChunk{
 			Turn: 1, Step: step, Chunk: session.MustMarshal(map[string]any{"type": "text-delta", "index": 0, "delta": delta}),

@@ -26,6 +26,8 @@ type translator struct {
 	// display-only terminal.
 	terminals func() bool
 
+	usage usageTracker
+
 	compacting bool // between compaction/start and compaction/end
 	// midLine is set while the streamed reply text does not end with a
 	// newline, so a notice starts on a line of its own.
@@ -43,12 +45,24 @@ type openCall struct {
 	terminal bool // shown as a terminal
 }
 
-func newTranslator(reg *tools.Registry, live *session.Live, terminals func() bool) *translator {
-	return &translator{reg: reg, live: live, cwd: live.Header().CwdOrEmpty(), terminals: terminals, open: map[string]openCall{}}
+// newTranslator maps live's events; window resolves context windows for
+// usage updates (see usage.go).
+func newTranslator(reg *tools.Registry, live *session.Live, terminals func() bool, window func(model string, logged int) int) *translator {
+	t := &translator{reg: reg, live: live, cwd: live.Header().CwdOrEmpty(), terminals: terminals, open: map[string]openCall{}}
+	t.usage.window = window
+	// A continued session's next step may reuse the last request context.
+	_, events := live.Snapshot()
+	for _, e := range events {
+		if e.Type == session.TypeRequestContext {
+			t.usage.observe(e)
+		}
+	}
+	return t
 }
 
 // stream maps an event appended during a prompt: streamed deltas rather than
-// committed messages, tool calls, plans, titles and retry notices.
+// committed messages, tool calls, plans, titles, retry notices, refusals and
+// context use after each model step.
 func (t *translator) stream(e session.Event) []sdk.SessionUpdate {
 	switch e.Type {
 	case session.TypeAssistantChunk:
@@ -71,6 +85,10 @@ func (t *translator) stream(e session.Event) []sdk.SessionUpdate {
 			return nil
 		}
 		return []sdk.SessionUpdate{t.notice(retryNotice(d))}
+	case session.TypeRequestContext, session.TypeAssistantMessage:
+		if u, ok := t.usage.observe(e); ok {
+			return []sdk.SessionUpdate{usageUpdate(u)}
+		}
 	case session.TypeTurnEnd:
 		var d session.TurnEnd
 		if e.DecodeData(&d) != nil || !isRefusal(&d.Reason) {
