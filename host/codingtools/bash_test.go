@@ -214,6 +214,11 @@ func TestBashStopsBackgroundProcessesHoldingTheOutput(t *testing.T) {
 	if processGone(pid) {
 		t.Error("a detached background process was killed")
 	}
+	// It lives as long as the Set, not longer.
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, pid)
 }
 
 func TestBashKeepsTheTailOfHugeOutputAndSavesAllOfIt(t *testing.T) {

@@ -64,6 +64,7 @@ func apply(h *host.Host, sec host.Section) (host.Dispose, error) {
 	if err != nil {
 		return nil, err
 	}
+	push(func() { _ = set.Close() })
 	for _, d := range set.Definitions() {
 		remove, err := reg.Register(d)
 		if err != nil {

@@ -2,12 +2,13 @@ package codingtools
 
 import (
 	"context"
-	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/seed-e9b4dba4/dsh/host/procgroup"
 )
 
 // How a command's run ended, beyond its own exit status.
@@ -33,10 +34,12 @@ type runResult struct {
 }
 
 // runner starts one shell command per call and owns its process group until
-// every process in it is gone.
+// every process in it is gone; groups whose background members outlive the
+// command go to groups, which kills them when the Set closes.
 type runner struct {
-	shell string
-	grace time.Duration
+	shell  string
+	grace  time.Duration
+	groups *procgroup.Tracker
 }
 
 // run executes command with bash -c in dir. Output (stdout and stderr through
@@ -53,18 +56,19 @@ func (r runner) run(ctx context.Context, command, dir string, timeout time.Durat
 	cmd.Stdin = nil
 	cmd.Stdout = pw
 	cmd.Stderr = pw
-	// Setsid makes the shell the leader of a new session and process group:
-	// kill(-pgid) reaches every descendant that did not detach itself, and
-	// without a controlling terminal a command that wants a password fails
-	// instead of stopping on SIGTTIN until the timeout.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
+	// The shell leads a new session and process group: signalling the group
+	// reaches every descendant that did not detach itself, the group dies
+	// with dsh even on SIGKILL, and without a controlling terminal a command
+	// that wants a password fails instead of stopping on SIGTTIN until the
+	// timeout.
+	group, err := procgroup.Start(cmd)
+	if err != nil {
 		pw.Close()
 		pr.Close()
 		return runResult{}, err
 	}
 	pw.Close()
-	pgid := cmd.Process.Pid
+	defer r.groups.Keep(group)
 
 	readDone := make(chan struct{})
 	go func() {
@@ -101,7 +105,7 @@ func (r runner) run(ctx context.Context, command, dir string, timeout time.Durat
 		res.cause = stopCanceled
 	}
 	if res.cause != stopNone || res.leftovers {
-		res.detached = r.stopGroup(pgid, exited, readDone, pr)
+		res.detached = r.stopGroup(group, exited, readDone, pr)
 	}
 	<-exited
 	<-readDone
@@ -121,15 +125,15 @@ func (r runner) run(ctx context.Context, command, dir string, timeout time.Durat
 // whatever is left. It returns once the shell has been reaped and the output
 // is closed; if a process outside the group still holds the output after
 // another grace period, it stops reading and reports true.
-func (r runner) stopGroup(pgid int, exited, readDone <-chan struct{}, pr *os.File) (detached bool) {
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+func (r runner) stopGroup(group *procgroup.Group, exited, readDone <-chan struct{}, pr *os.File) (detached bool) {
+	_ = group.Signal(syscall.SIGTERM)
 	grace := time.NewTimer(r.grace)
 	waitBoth(exited, readDone, grace.C)
 	grace.Stop()
 	// Unconditional: members that ignore SIGTERM and do not hold the output
-	// would otherwise survive. ESRCH (nothing left) is fine.
-	if err := syscall.Kill(-pgid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
-		_ = syscall.Kill(pgid, syscall.SIGKILL)
+	// would otherwise survive.
+	if err := group.Kill(); err != nil {
+		_ = syscall.Kill(group.Pgid(), syscall.SIGKILL) // the leader is our unreaped child
 	}
 	<-exited
 	last := time.NewTimer(r.grace)

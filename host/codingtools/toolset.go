@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/seed-e9b4dba4/dsh/host/procgroup"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
 )
 
@@ -21,6 +22,9 @@ type Set struct {
 	cfg     Config
 	files   *fileTracker
 	outputs *outputStore
+	// groups holds bash commands' background processes that outlived
+	// their call (they redirected their output); Close kills them.
+	groups *procgroup.Tracker
 }
 
 // New validates cfg and returns a Set.
@@ -32,8 +36,13 @@ func New(cfg Config, opts Options) (*Set, error) {
 		cfg:     cfg,
 		files:   newFileTracker(),
 		outputs: newOutputStore(cfg.Bash.OutputDir, opts.OnOutputDir),
+		groups:  &procgroup.Tracker{},
 	}, nil
 }
+
+// Close kills the background processes bash commands left running. Those
+// die with dsh anyway, even on SIGKILL; Close ends them with the activation.
+func (s *Set) Close() error { return s.groups.Close() }
 
 // Definitions returns the seven tools, ordered by name.
 func (s *Set) Definitions() []*tools.Definition {
