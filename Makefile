@@ -18,12 +18,13 @@ GOLDEN_UPDATE = $(sort $(GOLDEN_PKGS) github.com/seed-e9b4dba4/dsh/snapshots)
 
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@latest
 
-.PHONY: all help build run test snapshots bench bench-go lint clean tui-smoke
+.PHONY: all help build install run test snapshots bench bench-go lint clean tui-smoke
 
 all: build
 
 help:
 	@echo "make build      build $(BIN)"
+	@echo "make install    go install dsh into \$$GOBIN (default \$$GOPATH/bin) and say where"
 	@echo "make run        run dsh from source: the terminal UI, on the demo profile"
 	@echo "                when DEEPSEEK_API_KEY is unset (ARGS=\"...\" passes arguments)"
 	@echo "make test       go vet, then every test with the race detector"
@@ -38,6 +39,14 @@ help:
 # disables it.
 build:
 	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/dsh
+
+# go install puts dsh in $GOBIN, or $GOPATH/bin when GOBIN is unset; the
+# hint names the directory actually used and says when it is not on PATH.
+install:
+	$(GO) install -buildvcs=auto ./cmd/dsh
+	@dir=$$($(GO) env GOBIN); [ -n "$$dir" ] || dir=$$($(GO) env GOPATH)/bin; \
+	echo "installed $$dir/dsh"; \
+	case ":$$PATH:" in *":$$dir:"*) ;; *) echo "$$dir is not on your PATH; add it, e.g. export PATH=\"$$dir:\$$PATH\"";; esac
 
 # Bare `make run` opens the terminal UI. Without an API key in the
 # environment it uses the demo profile, which replays a recorded session, so

@@ -58,3 +58,15 @@ func retryPolicy(c config.RetryConfig) llm.RetryPolicy {
 	p.Jitter = c.Jitter
 	return p
 }
+
+// CheckCredential reports a provider that cannot send any request because
+// its key is missing or unusable (a typed *llm.Error), or nil. Providers
+// without credentials (demo, replay) always pass. Front ends call it before
+// they create a session, so a missing key never leaves an empty session.
+func (r *Runtime) CheckCredential() error {
+	c, ok := r.Provider.(interface{ CheckCredential() error })
+	if !ok {
+		return nil
+	}
+	return c.CheckCredential()
+}

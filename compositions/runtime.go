@@ -41,8 +41,12 @@ const (
 )
 
 // mountsQuery reports whether the composition mounts the session-query
-// service (and with it the model-facing plugin, when enabled).
-func (k Kind) mountsQuery() bool { return k == ACP || k == TUI }
+// service: the interactive ones always (for /resume, /search and the
+// editor's history); the headless one only for the model-facing plugin, so a
+// plain dsh run opens no index.
+func (k Kind) mountsQuery(cfg *config.Config) bool {
+	return k == ACP || k == TUI || cfg.Plugins.SessionQuery.Enabled
+}
 
 // Options configures New.
 type Options struct {
@@ -74,7 +78,8 @@ type Runtime struct {
 	Prompt      *prompt.Registry
 	Provider    llm.Provider
 	Permissions *permissions.Service
-	// Query is the session-query service; nil in the headless composition.
+	// Query is the session-query service; nil in the headless composition
+	// unless the session-query plugin is enabled.
 	Query *sessionquery.Service
 
 	clock      *clock
@@ -142,7 +147,7 @@ func (r *Runtime) mount(ctx context.Context) error {
 	if err := addBaseSections(r.Prompt, r.Config); err != nil {
 		return err
 	}
-	if r.Kind.mountsQuery() {
+	if r.Kind.mountsQuery(r.Config) {
 		if err := r.mountQuery(ctx); err != nil {
 			return err
 		}
@@ -179,7 +184,7 @@ func provide[T any](h *host.Host, k host.Key[T], v T) func() error {
 func (r *Runtime) plugins() []host.Plugin {
 	ps := []host.Plugin{permissions.Plugin(), codingtools.Plugin()}
 	p := r.Config.Plugins
-	if r.Kind.mountsQuery() && p.SessionQuery.Enabled {
+	if r.Kind.mountsQuery(r.Config) && p.SessionQuery.Enabled {
 		ps = append(ps, sqtools.Plugin())
 	}
 	if p.Timeout.Enabled {

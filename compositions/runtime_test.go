@@ -196,15 +196,14 @@ func TestRuntimeContextNamesWorkspaceDateAndMode(t *testing.T) {
 	}
 }
 
-func TestSessionQueryProfileAddsTheFiveToolsExceptHeadless(t *testing.T) {
+func TestSessionQueryProfileAddsTheFiveToolsInEveryComposition(t *testing.T) {
 	const five = "session_event_read,session_event_search,session_event_trace,session_search,session_trace"
 	for _, kind := range []Kind{ACP, TUI, Headless} {
 		t.Run(string(kind), func(t *testing.T) {
 			cfg, _ := loadConfig(t, "session-query")
 			rt := newRuntime(t, kind, cfg)
 			got := toolNames(rt)
-			has := strings.Contains(got, five)
-			if has != (kind != Headless) {
+			if !strings.Contains(got, five) {
 				t.Fatalf("%s roster = %s", kind, got)
 			}
 		})

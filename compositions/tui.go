@@ -23,6 +23,8 @@ type TUIOptions struct {
 	Screen    tcell.Screen
 	AfterDraw func(tcell.Screen)
 	Version   string
+	// Warning is shown as soon as the UI opens.
+	Warning string
 }
 
 // RunTUI runs the terminal UI over r, one session at a time, until the user
@@ -45,6 +47,7 @@ func RunTUI(ctx context.Context, r *Runtime, o TUIOptions) (tui.Result, error) {
 		Cwd:           o.Cwd,
 		Resume:        o.Resume,
 		Version:       o.Version,
+		Warning:       o.Warning,
 		ResumeCommand: o.ResumeCommand,
 		Screen:        o.Screen,
 		AfterDraw:     o.AfterDraw,

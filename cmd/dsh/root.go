@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -120,6 +121,10 @@ dsh config show`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// --version prints what dsh version prints.
+	info, ok := debug.ReadBuildInfo()
+	root.Version = readBuild(info, ok).String()
+	root.SetVersionTemplate("{{.Version}}")
 	requireSubcommand(root)
 	// Bare dsh is the terminal UI; it refuses clearly without a terminal.
 	root.RunE = func(c *cobra.Command, _ []string) error { return runTUI(c.Context(), g, "", false) }

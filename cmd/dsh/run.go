@@ -55,6 +55,12 @@ redirected output is always the raw answer.`,
 			if err != nil {
 				return err
 			}
+			if err := rt.CheckCredential(); err != nil {
+				if msg, ok := credentialProblem(cfg, err); ok {
+					err = errors.New(msg)
+				}
+				return exitCodeError{code: exitError, err: errors.Join(err, rt.Close())}
+			}
 			res, runErr := compositions.RunTask(cmd.Context(), rt, cwd, strings.Join(args, " "))
 			err = errors.Join(runErr, rt.Close())
 			if res.Text != "" {

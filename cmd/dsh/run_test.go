@@ -81,11 +81,24 @@ func TestRunDeniesToolsThatWouldAskUnlessBypass(t *testing.T) {
 	}
 }
 
-func TestRunFailsWithTheMissingKeyHint(t *testing.T) {
+func TestRunWithoutAKeyFailsBeforeCreatingASession(t *testing.T) {
 	s := newSandbox(t)
-	r := s.run("run", "hello")
-	if r.code != exitError || !strings.Contains(r.stderr, "MISSING_CREDENTIAL") || !strings.Contains(r.stderr, "DEEPSEEK_API_KEY") {
-		t.Fatalf("code %d stderr %q", r.code, r.stderr)
+	r := s.exec(execOptions{}, "run", "hello")
+	if r.code != exitError || strings.Count(r.stderr, "\n") != 1 {
+		t.Fatalf("want one line and exit 1, got code %d stderr %q", r.code, r.stderr)
+	}
+	for _, want := range []string{"DEEPSEEK_API_KEY", filepath.Join(s.home, "config.yaml"), "--profile demo", "MISSING_CREDENTIAL"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q: %q", want, r.stderr)
+		}
+	}
+	entries, err := store.New(filepath.Join(s.home, "sessions"), store.Options{}).List(t.Context())
+	if err != nil || len(entries) != 0 {
+		t.Fatalf("a session was created without a key: %d (%v)", len(entries), err)
+	}
+	r = s.exec(execOptions{extraEnv: map[string]string{"OPENAI_API_KEY": "k"}}, "run", "--set", "llm.provider=openai", "--set", "llm.base_url=http://127.0.0.1:1/v1", "--set", "llm.retry.max_retries=0", "hello")
+	if strings.Contains(r.stderr, "MISSING_CREDENTIAL") {
+		t.Errorf("the openai provider's own variable was not read: %q", r.stderr)
 	}
 }
 
@@ -164,5 +177,17 @@ func TestRunOnATerminalShowsEscapeSequencesInsteadOfSendingThem(t *testing.T) {
 	piped := s.exec(execOptions{}, "run", "say something")
 	if piped.code != exitOK || piped.stdout != hostileAnswer+"\n" {
 		t.Errorf("piped output is not the raw answer: exit %d stdout %q", piped.code, piped.stdout)
+	}
+}
+
+func TestRunWithTheSessionQueryProfileGivesTheModelTheSessionTools(t *testing.T) {
+	s, srv := runSandbox(t, fakellm.Reply{Text: "done"})
+	r := s.exec(execOptions{}, "run", "--profile", "session-query", "what did we do last week")
+	if r.code != exitOK {
+		t.Fatalf("exit %d stderr %q", r.code, r.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 || !strings.Contains(string(reqs[0]), `"session_search"`) {
+		t.Fatalf("the model was not offered session_search: %d requests", len(reqs))
 	}
 }

@@ -82,8 +82,16 @@ func runTUI(ctx context.Context, g *globals, resume string, allowBroad bool) err
 	if err != nil {
 		return err
 	}
+	warning := ""
+	if err := rt.CheckCredential(); err != nil {
+		warning, _ = credentialProblem(cfg, err)
+		if warning == "" {
+			warning = err.Error()
+		}
+	}
 	res, runErr := compositions.RunTUI(ctx, rt, compositions.TUIOptions{
 		Cwd:           cwd,
+		Warning:       warning,
 		Resume:        resume,
 		ResumeCommand: g.resumeCommand,
 		Version:       version(),

@@ -64,3 +64,12 @@ func TestReadBuild(t *testing.T) {
 		})
 	}
 }
+
+func TestVersionFlagPrintsTheVersionCommandsOutput(t *testing.T) {
+	s := newSandbox(t)
+	flag := s.exec(execOptions{}, "--version")
+	cmd := s.exec(execOptions{}, "version")
+	if flag.code != exitOK || !strings.HasPrefix(flag.stdout, "dsh ") || flag.stdout != cmd.stdout {
+		t.Fatalf("--version: exit %d %q, version: %q", flag.code, flag.stdout, cmd.stdout)
+	}
+}

@@ -101,6 +101,9 @@ func runUI(ctx context.Context, opts Options, ready func(*ui)) (Result, error) {
 	u := newUI(opts)
 	defer u.cancel()
 	u.attach(first)
+	if opts.Warning != "" {
+		u.notice(entryError, "%s", opts.Warning)
+	}
 	if ready != nil {
 		ready(u)
 	}

@@ -69,3 +69,14 @@ func TestAnUntouchedSessionPrintsNoResumeCommand(t *testing.T) {
 		t.Errorf("result = %+v, %v", out.res, out.err)
 	}
 }
+
+func TestAWarningIsShownAsSoonAsTheUIOpens(t *testing.T) {
+	b := newBackend(t, newScripted())
+	d := startUI(t, b, func(o *Options) {
+		o.Warning = "set DEEPSEEK_API_KEY (or llm.api_key) to use the deepseek provider; add --profile demo"
+	})
+	d.waitText("set DEEPSEEK_API_KEY", "--profile demo")
+	if out := d.exit(); out.err != nil {
+		t.Fatal(out.err)
+	}
+}

@@ -81,6 +81,9 @@ type Options struct {
 	Resume string
 	// Version is shown in /help.
 	Version string
+	// Warning, when set, is shown as an error notice as soon as the UI
+	// opens (e.g. that the model provider has no API key).
+	Warning string
 	// ResumeCommand formats the command that resumes a session, printed by
 	// the caller after exit and shown in /help; nil uses "dsh tui --resume ID".
 	ResumeCommand func(id string) string

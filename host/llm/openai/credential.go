@@ -35,3 +35,11 @@ func headerSafe(key string) bool {
 	}
 	return true
 }
+
+// CheckCredential reports, without a request, the failure the first request
+// would meet for want of a usable key (MISSING_CREDENTIAL or
+// INVALID_CREDENTIAL), so a front end can say so before it creates a session.
+func (p *Provider) CheckCredential() error {
+	_, err := p.apiKey()
+	return err
+}
