@@ -35,6 +35,10 @@ links or write the clipboard; --raw prints it byte for byte. Piped or
 redirected output is always the raw answer.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			task := strings.Join(args, " ")
+			if strings.TrimSpace(task) == "" {
+				return usageError{err: errors.New("the task is empty: pass it as an argument, e.g. dsh run \"fix the failing test\""), cmdPath: cmd.CommandPath()}
+			}
 			cfg, err := g.loadConfig()
 			if err != nil {
 				return err
@@ -61,7 +65,7 @@ redirected output is always the raw answer.`,
 				}
 				return exitCodeError{code: exitError, err: errors.Join(err, rt.Close())}
 			}
-			res, runErr := compositions.RunTask(cmd.Context(), rt, cwd, strings.Join(args, " "))
+			res, runErr := compositions.RunTask(cmd.Context(), rt, cwd, task)
 			err = errors.Join(runErr, rt.Close())
 			if res.Text != "" {
 				fmt.Fprintln(g.stdout, g.answerText(res.Text, raw))

@@ -104,7 +104,7 @@ func TestRunWithoutAKeyFailsBeforeCreatingASession(t *testing.T) {
 
 func TestRunRejectsAnEmptyTask(t *testing.T) {
 	s := newSandbox(t)
-	if r := s.run("run", "   "); r.code != exitError || !strings.Contains(r.stderr, "task is empty") {
+	if r := s.run("run", "   "); r.code != exitUsage || !strings.Contains(r.stderr, "task is empty") {
 		t.Fatalf("code %d stderr %q", r.code, r.stderr)
 	}
 }
