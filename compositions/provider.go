@@ -1,6 +1,7 @@
 package compositions
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -10,9 +11,10 @@ import (
 	"github.com/seed-e9b4dba4/dsh/host/llm/replay"
 )
 
-// newProvider builds the configured model provider. Credentials are checked
-// per request, so a missing key is reported at the first prompt, not here.
-func newProvider(cfg *config.Config, version string) (llm.Provider, error) {
+// newProvider builds the configured model provider. A key from a file or a
+// command is read here, once; the environment variable is read per request,
+// so a missing key is reported at the first prompt, not here.
+func newProvider(ctx context.Context, cfg *config.Config, version string) (llm.Provider, error) {
 	c := cfg.LLM
 	switch c.Provider {
 	case "replay":
@@ -27,6 +29,10 @@ func newProvider(cfg *config.Config, version string) (llm.Provider, error) {
 	case "demo":
 		return newDemoProvider(), nil
 	case "deepseek", "openai":
+		key, err := apiKey(ctx, c)
+		if err != nil {
+			return nil, err
+		}
 		keyEnv := c.APIKeyEnv
 		if c.Provider == "openai" && keyEnv == "DEEPSEEK_API_KEY" {
 			// The shipped default names DeepSeek's variable; the OpenAI
@@ -36,7 +42,7 @@ func newProvider(cfg *config.Config, version string) (llm.Provider, error) {
 		return openai.New(openai.Config{
 			Name:              c.Provider,
 			BaseURL:           c.BaseURL,
-			APIKey:            c.APIKey,
+			APIKey:            key,
 			APIKeyEnv:         keyEnv,
 			ReasoningEffort:   c.ReasoningEffort,
 			MaxTokens:         c.MaxTokens,

@@ -122,7 +122,7 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 		writers:    map[string]*store.Writer{},
 	}
 	r.Store = store.New(cfg.Sessions.Dir, store.Options{Now: clk.Now, Log: log})
-	if r.Provider, err = newProvider(cfg, opts.Version); err != nil {
+	if r.Provider, err = newProvider(ctx, cfg, opts.Version); err != nil {
 		return nil, errors.Join(err, closeLog())
 	}
 	if err := r.mount(ctx); err != nil {
@@ -182,7 +182,8 @@ func provide[T any](h *host.Host, k host.Key[T], v T) func() error {
 // plugins lists what this composition mounts, in a stable order; the host
 // reorders by dependency.
 func (r *Runtime) plugins() []host.Plugin {
-	ps := []host.Plugin{permissions.Plugin(), codingtools.Plugin()}
+	// Commands never see the variable the model key is read from.
+	ps := []host.Plugin{permissions.Plugin(), codingtools.PluginWith(codingtools.PluginOptions{HiddenEnv: []string{r.Config.LLM.APIKeyEnv}})}
 	p := r.Config.Plugins
 	if r.Kind.mountsQuery(r.Config) && p.SessionQuery.Enabled {
 		ps = append(ps, sqtools.Plugin())

@@ -3,8 +3,14 @@
 // lives in compositions, plugins and host packages.
 package main
 
-import "os"
+import (
+	"fmt"
+	"os"
+)
 
 func main() {
+	if err := hardenProcess(); err != nil {
+		fmt.Fprintf(os.Stderr, "dsh: warning: cannot hide dsh's environment from its commands: %v\n", err)
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -3,6 +3,7 @@ package codingtools
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"syscall"
 	"time"
@@ -67,7 +68,7 @@ func (s *Set) bash(ctx context.Context, call *tools.Call) (any, error) {
 		return nil, failf(nameBash, CodeNoWorkspace, "this session has no working directory to run commands in")
 	}
 	out := &tailCollector{limit: s.cfg.Bash.MaxOutputBytes, store: s.outputs}
-	r := runner{shell: "bash", grace: ms(s.cfg.Bash.KillGraceMs), groups: s.groups}
+	r := runner{shell: "bash", grace: ms(s.cfg.Bash.KillGraceMs), groups: s.groups, env: s.env.apply(os.Environ())}
 	res, err := r.run(ctx, a.Command, call.Cwd, timeout, out)
 	if err != nil {
 		return nil, failf(nameBash, CodeStartFailed, "cannot start bash in %s: %v", call.Cwd, err)

@@ -28,6 +28,9 @@ type BashConfig struct {
 	// SIGKILL, and how long background processes may keep the output open
 	// after the command itself exited.
 	KillGraceMs int `mapstructure:"kill_grace_ms" json:"kill_grace_ms"`
+	// Env filters the environment commands see; dsh's credentials are
+	// always removed (see CredentialEnv).
+	Env EnvConfig `mapstructure:"env" json:"env"`
 }
 
 // ReadConfig is tools.read.

@@ -13,16 +13,27 @@ import (
 
 // Plugin returns the coding-tools plugin: it registers the seven tools and
 // their prompt sections, configured by the "tools" section.
-func Plugin() host.Plugin {
+func Plugin() host.Plugin { return PluginWith(PluginOptions{}) }
+
+// PluginOptions are the plugin's inputs from outside its config section.
+type PluginOptions struct {
+	// HiddenEnv is passed to Options.HiddenEnv.
+	HiddenEnv []string
+}
+
+// PluginWith is Plugin with options.
+func PluginWith(opts PluginOptions) host.Plugin {
 	return host.Plugin{
 		Name:     "coding-tools",
 		Requires: []string{tools.ServiceKey.Name(), prompt.ServiceKey.Name()},
 		Section:  "tools",
-		Apply:    apply,
+		Apply: func(h *host.Host, sec host.Section) (host.Dispose, error) {
+			return apply(h, sec, opts)
+		},
 	}
 }
 
-func apply(h *host.Host, sec host.Section) (host.Dispose, error) {
+func apply(h *host.Host, sec host.Section, opts PluginOptions) (host.Dispose, error) {
 	cfg := DefaultConfig()
 	if err := sec.Decode(&cfg); err != nil {
 		return nil, err
@@ -54,7 +65,7 @@ func apply(h *host.Host, sec host.Section) (host.Dispose, error) {
 		}
 		return nil
 	}
-	set, err := New(cfg, Options{OnOutputDir: func(dir string) {
+	set, err := New(cfg, Options{HiddenEnv: opts.HiddenEnv, OnOutputDir: func(dir string) {
 		// The model reads truncated output back from this directory; looked
 		// up now rather than at activation, whichever plugin came first.
 		if p, ok := host.Get(h, permissions.ServiceKey); ok {

@@ -40,6 +40,7 @@ type runner struct {
 	shell  string
 	grace  time.Duration
 	groups *procgroup.Tracker
+	env    []string // the command's whole environment; nil inherits dsh's
 }
 
 // run executes command with bash -c in dir. Output (stdout and stderr through
@@ -53,6 +54,7 @@ func (r runner) run(ctx context.Context, command, dir string, timeout time.Durat
 	}
 	cmd := exec.Command(r.shell, "-c", command)
 	cmd.Dir = dir
+	cmd.Env = r.env
 	cmd.Stdin = nil
 	cmd.Stdout = pw
 	cmd.Stderr = pw

@@ -15,6 +15,9 @@ type Options struct {
 	// creates the directory holding full copies of truncated output; the
 	// plugin uses it to let the model read those files back.
 	OnOutputDir func(dir string)
+	// HiddenEnv names further variables bash commands never see, besides
+	// CredentialEnv: the composition passes the configured llm.api_key_env.
+	HiddenEnv []string
 }
 
 // Set is one activation's coding tools and the state they share.
@@ -25,6 +28,7 @@ type Set struct {
 	// groups holds bash commands' background processes that outlived
 	// their call (they redirected their output); Close kills them.
 	groups *procgroup.Tracker
+	env    envFilter
 }
 
 // New validates cfg and returns a Set.
@@ -32,11 +36,16 @@ func New(cfg Config, opts Options) (*Set, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	env, err := newEnvFilter(cfg.Bash.Env, opts.HiddenEnv)
+	if err != nil {
+		return nil, err
+	}
 	return &Set{
 		cfg:     cfg,
 		files:   newFileTracker(),
 		outputs: newOutputStore(cfg.Bash.OutputDir, opts.OnOutputDir),
 		groups:  &procgroup.Tracker{},
+		env:     env,
 	}, nil
 }
 

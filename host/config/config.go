@@ -94,10 +94,15 @@ func (c *Config) UserHome() string {
 // Warnings returns the notices a front end should show the user once, for
 // example the project keys ignored because the folder is not trusted.
 func (c *Config) Warnings() []string {
+	var out []string
 	if w := c.Project().Warning(); w != "" {
-		return []string{w}
+		out = append(out, w)
 	}
-	return nil
+	if c.LLM.APIKey != "" && strings.HasPrefix(c.Origin("llm.api_key"), "flag") {
+		out = append(out, "llm.api_key was given on the command line, where every process of yours can read it (ps, /proc/PID/cmdline); "+
+			"use llm.api_key_file, llm.api_key_command or the variable llm.api_key_env names instead")
+	}
+	return out
 }
 
 // IsSecret reports whether key holds a credential that must be masked

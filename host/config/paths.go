@@ -16,6 +16,7 @@ var pathKeys = []string{
 	"log.file",
 	"sessions.dir",
 	"session_query.path",
+	"llm.api_key_file",
 	"llm.replay.fixture",
 	"llm.replay.override",
 	"plugins.spill.root",

@@ -34,9 +34,10 @@ func TestSectionDecodesNestedSections(t *testing.T) {
 	c := w.load(w.opts())
 	var tools struct {
 		Bash struct {
-			DefaultTimeoutMs int `mapstructure:"default_timeout_ms"`
-			MaxTimeoutMs     int `mapstructure:"max_timeout_ms"`
-			MaxOutputBytes   int `mapstructure:"max_output_bytes"`
+			DefaultTimeoutMs int           `mapstructure:"default_timeout_ms"`
+			MaxTimeoutMs     int           `mapstructure:"max_timeout_ms"`
+			MaxOutputBytes   int           `mapstructure:"max_output_bytes"`
+			Env              BashEnvConfig `mapstructure:"env"`
 		} `mapstructure:"bash"`
 		Read   ReadConfig   `mapstructure:"read"`
 		Search SearchConfig `mapstructure:"search"`

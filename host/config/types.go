@@ -40,6 +40,8 @@ type LLMConfig struct {
 	Model               string       `mapstructure:"model"`
 	APIKey              string       `mapstructure:"api_key"`
 	APIKeyEnv           string       `mapstructure:"api_key_env"`
+	APIKeyFile          string       `mapstructure:"api_key_file"`
+	APIKeyCommand       string       `mapstructure:"api_key_command"`
 	ReasoningEffort     string       `mapstructure:"reasoning_effort"`
 	MaxTokens           int          `mapstructure:"max_tokens"`
 	StreamIdleTimeoutMs int          `mapstructure:"stream_idle_timeout_ms"`
@@ -84,9 +86,16 @@ type ToolsConfig struct {
 
 // BashConfig is tools.bash.
 type BashConfig struct {
-	DefaultTimeoutMs int `mapstructure:"default_timeout_ms"`
-	MaxTimeoutMs     int `mapstructure:"max_timeout_ms"`
-	MaxOutputBytes   int `mapstructure:"max_output_bytes"`
+	DefaultTimeoutMs int           `mapstructure:"default_timeout_ms"`
+	MaxTimeoutMs     int           `mapstructure:"max_timeout_ms"`
+	MaxOutputBytes   int           `mapstructure:"max_output_bytes"`
+	Env              BashEnvConfig `mapstructure:"env"`
+}
+
+// BashEnvConfig is tools.bash.env.
+type BashEnvConfig struct {
+	Allow string `mapstructure:"allow"`
+	Deny  string `mapstructure:"deny"`
 }
 
 // ReadConfig is tools.read.

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // rule checks one key's value and returns the problem ("must be ...") or "".
@@ -42,6 +44,8 @@ var rules = map[string]rule{
 	"tools.bash.default_timeout_ms":               intAtLeast(1),
 	"tools.bash.max_timeout_ms":                   intAtLeast(1),
 	"tools.bash.max_output_bytes":                 intAtLeast(1),
+	"tools.bash.env.allow":                        namePatterns,
+	"tools.bash.env.deny":                         namePatterns,
 	"tools.read.default_limit":                    intAtLeast(1),
 	"tools.search.max_results":                    intAtLeast(1),
 	"tools.search.timeout_ms":                     intAtLeast(1),
@@ -104,6 +108,17 @@ func envVarName(v any) string {
 		return ""
 	}
 	return fmt.Sprintf("must be an environment variable name such as DEEPSEEK_API_KEY (got %q)", s)
+}
+
+// namePatterns accepts a list of variable names or shell patterns (AWS_*)
+// separated by commas or spaces.
+func namePatterns(v any) string {
+	for _, p := range strings.FieldsFunc(v.(string), func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
+		if _, err := path.Match(p, ""); err != nil {
+			return fmt.Sprintf("must list variable names or patterns such as AWS_* separated by commas (%q is not a valid pattern)", p)
+		}
+	}
+	return ""
 }
 
 func intAtLeast(lo int64) rule {
