@@ -15,6 +15,8 @@ type TUIOptions struct {
 	Cwd string
 	// Resume continues this session instead of starting a new one.
 	Resume string
+	// PickSession opens the /resume picker over the new session.
+	PickSession bool
 	// ResumeCommand formats the command that resumes a session; the caller
 	// prints it after exit. Nil uses "dsh tui --resume ID".
 	ResumeCommand func(id string) string
@@ -46,6 +48,7 @@ func RunTUI(ctx context.Context, r *Runtime, o TUIOptions) (tui.Result, error) {
 		},
 		Cwd:           o.Cwd,
 		Resume:        o.Resume,
+		PickSession:   o.PickSession,
 		Version:       o.Version,
 		Warning:       o.Warning,
 		ResumeCommand: o.ResumeCommand,

@@ -44,6 +44,7 @@ type execResult struct {
 type execOptions struct {
 	stdin    io.Reader
 	ttyOut   bool // stdout is a pseudo-terminal
+	ttyIn    bool // so is stdin (with ttyOut: the same one)
 	extraEnv map[string]string
 }
 
@@ -69,6 +70,9 @@ func (s *sandbox) exec(opts execOptions, args ...string) execResult {
 	if opts.ttyOut {
 		master, slave := openPTY(s.t)
 		cmd.Stdout = slave
+		if opts.ttyIn {
+			cmd.Stdin = slave
+		}
 		ptyOut = drain(master)
 		defer master.Close()
 	} else {

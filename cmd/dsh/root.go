@@ -127,7 +127,9 @@ dsh config show`,
 	root.SetVersionTemplate("{{.Version}}")
 	requireSubcommand(root)
 	// Bare dsh is the terminal UI; it refuses clearly without a terminal.
-	root.RunE = func(c *cobra.Command, _ []string) error { return runTUI(c.Context(), g, "", false) }
+	var start tuiStart
+	root.RunE = func(c *cobra.Command, _ []string) error { return runTUI(c.Context(), g, start) }
+	root.Flags().BoolVarP(&start.cont, "continue", "c", false, "continue the last session of this directory in the terminal UI")
 	root.SetIn(g.stdin)
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)

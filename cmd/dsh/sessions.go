@@ -25,7 +25,8 @@ func newSessionsCmd(g *globals) *cobra.Command {
 		Short: "List, search, show and trace your past sessions",
 		Long: `Read the sessions dsh keeps under $DSH_HOME/sessions. Every command is
 scoped to the sessions of the current directory (the workspace) unless
---all-workspaces is given. Search uses the full-text index at
+--all-workspaces is given; show and trace take a whole id from any workspace
+or a unique id prefix (an ambiguous one lists the candidates and exits 2). Search uses the full-text index at
 session_query.path (default $DSH_HOME/session-query.db), which dsh keeps up to
 date by itself; dsh index status and dsh index rebuild manage it.`,
 	}
@@ -74,21 +75,19 @@ func (e *queryEnv) inWorkspace(h session.Header) bool {
 	return h.Cwd != nil && filepath.Clean(*h.Cwd) == e.cwd
 }
 
-// scope checks that id is a session this command may show: one of the
-// workspace's unless all is set. It returns the session's record.
-func (e *queryEnv) scope(ctx context.Context, id string, all bool) (sessionquery.SessionRecord, error) {
-	recs, err := e.Query.FilterSessions(ctx, []sessionquery.SessionFilter{{Kind: sessionquery.KindID, Values: []string{id}}})
+// scope resolves arg (an id or a unique id prefix) to a session this
+// command may show: an exact id from any workspace, a prefix only of this
+// workspace's sessions unless all is set.
+func (e *queryEnv) scope(ctx context.Context, arg string, all bool) (sessionquery.SessionSummary, error) {
+	s, err := resolveSession(ctx, e.Query, arg)
 	if err != nil {
-		return sessionquery.SessionRecord{}, err
+		return s, err
 	}
-	if len(recs) == 0 {
-		return sessionquery.SessionRecord{}, fmt.Errorf("no session %q under %s; dsh sessions list --all-workspaces shows every session", id, e.Store.Root())
+	if !all && s.Header.ID != arg && !e.inWorkspace(s.Header) {
+		return sessionquery.SessionSummary{}, fmt.Errorf("the only session starting with %q is %s of workspace %s, not %s; give its whole id or pass --all-workspaces",
+			arg, s.Header.ID, workspaceOf(s.Header), e.cwd)
 	}
-	if !all && !e.inWorkspace(recs[0].Header) {
-		return sessionquery.SessionRecord{}, fmt.Errorf("session %q belongs to workspace %s, not %s; pass --all-workspaces to read it anyway",
-			id, workspaceOf(recs[0].Header), e.cwd)
-	}
-	return recs[0], nil
+	return s, nil
 }
 
 func workspaceOf(h session.Header) string {

@@ -309,13 +309,13 @@ func TestSessionsShowPrintsATranscriptAndRawEvents(t *testing.T) {
 	if len(events) != 9 || events[1].Surface != "current" || !strings.HasPrefix(compact.String(), `{"type":"user/message","seq":1,`) {
 		t.Errorf("--events --json: %d events, event 1 %s %s", len(events), events[1].Surface, compact.String())
 	}
-	if r := s.run("sessions", "show", "remote"); r.code != exitError || !strings.Contains(r.stderr, "--all-workspaces") {
-		t.Errorf("another workspace: exit %d %q", r.code, r.stderr)
+	if r := s.run("sessions", "show", "rem"); r.code != exitError || !strings.Contains(r.stderr, "--all-workspaces") {
+		t.Errorf("a prefix of another workspace's session: exit %d %q", r.code, r.stderr)
 	}
 	if r := s.run("sessions", "show", "remote", "--all-workspaces"); r.code != 0 || !strings.Contains(r.stdout, "deploy the cache service") {
 		t.Errorf("--all-workspaces: exit %d %q", r.code, r.stderr)
 	}
-	if r := s.run("sessions", "show", "missing"); r.code != exitError || !strings.Contains(r.stderr, `no session "missing"`) {
+	if r := s.run("sessions", "show", "missing"); r.code != exitError || !strings.Contains(r.stderr, `no session id starts with "missing"`) {
 		t.Errorf("missing: exit %d %q", r.code, r.stderr)
 	}
 }

@@ -27,10 +27,11 @@ creation time and title. The session itself is marked with *.`,
 			}
 			defer env.Close()
 			ctx := cmd.Context()
-			if _, err := env.scope(ctx, args[0], all); err != nil {
+			target, err := env.scope(ctx, args[0], all)
+			if err != nil {
 				return err
 			}
-			tr, err := env.Query.TraceSession(ctx, args[0])
+			tr, err := env.Query.TraceSession(ctx, target.Header.ID)
 			if err != nil {
 				return err
 			}

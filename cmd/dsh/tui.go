@@ -15,11 +15,19 @@ import (
 	"github.com/seed-e9b4dba4/dsh/host/config"
 )
 
+// tuiStart says which session the UI opens first, and how.
+type tuiStart struct {
+	resume     string // an id or unique id prefix to continue
+	pick       bool   // open the /resume picker over a new session
+	cont       bool   // continue this workspace's last session
+	allowBroad bool   // use a broad workspace without asking
+}
+
+// pickSession is --resume's value when it is given without an id.
+const pickSession = "\x00pick"
+
 func newTUICmd(g *globals) *cobra.Command {
-	var (
-		resume     string
-		allowBroad bool
-	)
+	var start tuiStart
 	cmd := &cobra.Command{
 		Use:   "tui",
 		Short: "Chat with dsh in the terminal (the default when dsh runs in a terminal)",
@@ -27,6 +35,11 @@ func newTUICmd(g *globals) *cobra.Command {
 tool cards, approval dialogs, and commands such as /resume and /search over
 your past sessions (/help lists them all). Enter sends, Esc cancels a turn,
 Ctrl+C twice exits and prints the command that resumes the session.
+
+--resume ID continues a session (any unique prefix of its id will do; an
+ambiguous one lists the candidates and exits 2); --resume alone opens the
+picker of this workspace's sessions; -c (--continue, also dsh -c) continues
+the session of this directory that changed last.
 
 Stdin and stdout must be terminals; for scripts use dsh run, for editors
 dsh acp. While the UI runs, diagnostics go to log.file, by default
@@ -38,13 +51,31 @@ to use a broad workspace (/, your home directory or a folder containing the
 dsh home; --allow-broad-workspace skips that question).
 
 Try it without an API key: dsh tui --profile demo`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runTUI(cmd.Context(), g, resume, allowBroad)
+		// --resume takes an optional value, so pflag leaves the id of
+		// "--resume ID" as an argument.
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 1 || len(args) == 1 && start.resume != pickSession {
+				return usageError{err: fmt.Errorf("unexpected argument %q; dsh tui takes no arguments besides --resume ID", args[0]), cmdPath: c.CommandPath()}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if start.resume == pickSession {
+				start.resume, start.pick = "", true
+				if len(args) == 1 {
+					start.resume, start.pick = args[0], false
+				}
+			}
+			if start.cont && (start.resume != "" || start.pick) {
+				return usageError{err: errors.New("--continue and --resume exclude each other"), cmdPath: cmd.CommandPath()}
+			}
+			return runTUI(cmd.Context(), g, start)
 		},
 	}
-	cmd.Flags().StringVar(&resume, "resume", "", "continue the session with this id instead of starting a new one")
-	addAllowBroadFlag(cmd, &allowBroad)
+	cmd.Flags().StringVar(&start.resume, "resume", "", "continue the session with this id or unique id prefix; alone, pick one from a list")
+	cmd.Flags().Lookup("resume").NoOptDefVal = pickSession
+	cmd.Flags().BoolVarP(&start.cont, "continue", "c", false, "continue the last session of this directory")
+	addAllowBroadFlag(cmd, &start.allowBroad)
 	return cmd
 }
 
@@ -54,7 +85,7 @@ var errNoTerminal = errors.New("dsh needs a terminal for its interactive UI (std
 
 // runTUI runs the terminal UI and, once the terminal is restored, prints
 // the command that resumes the session.
-func runTUI(ctx context.Context, g *globals, resume string, allowBroad bool) error {
+func runTUI(ctx context.Context, g *globals, start tuiStart) error {
 	if !g.terminal() {
 		return exitCodeError{code: exitUsage, err: errNoTerminal}
 	}
@@ -66,6 +97,7 @@ func runTUI(ctx context.Context, g *globals, resume string, allowBroad bool) err
 	if err != nil {
 		return err
 	}
+	allowBroad := start.allowBroad
 	if !allowBroad {
 		if allowBroad, err = askBroadWorkspace(g.stdin, g.stdout, compositions.CheckWorkspace(cfg, cwd)); err != nil {
 			return err
@@ -82,6 +114,10 @@ func runTUI(ctx context.Context, g *globals, resume string, allowBroad bool) err
 	if err != nil {
 		return err
 	}
+	resume, err := startSession(ctx, rt, cwd, start)
+	if err != nil {
+		return errors.Join(err, rt.Close())
+	}
 	warning := ""
 	if err := rt.CheckCredential(); err != nil {
 		warning, _ = credentialProblem(cfg, err)
@@ -93,6 +129,7 @@ func runTUI(ctx context.Context, g *globals, resume string, allowBroad bool) err
 		Cwd:           cwd,
 		Warning:       warning,
 		Resume:        resume,
+		PickSession:   start.pick,
 		ResumeCommand: g.resumeCommand,
 		Version:       version(),
 	})
@@ -101,6 +138,19 @@ func runTUI(ctx context.Context, g *globals, resume string, allowBroad bool) err
 		fmt.Fprintf(g.stdout, "Resume this session with: %s\n", res.ResumeCommand)
 	}
 	return err
+}
+
+// startSession resolves the session the UI opens first: "" for a new one.
+func startSession(ctx context.Context, rt *compositions.Runtime, cwd string, start tuiStart) (string, error) {
+	switch {
+	case start.cont:
+		s, err := lastSession(ctx, rt.Query, cwd)
+		return s.Header.ID, err
+	case start.resume != "":
+		s, err := resolveSession(ctx, rt.Query, start.resume)
+		return s.Header.ID, err
+	}
+	return "", nil
 }
 
 // loadTUIConfig loads the configuration and, when the folder's project file

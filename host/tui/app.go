@@ -104,6 +104,9 @@ func runUI(ctx context.Context, opts Options, ready func(*ui)) (Result, error) {
 	if opts.Warning != "" {
 		u.notice(entryError, "%s", opts.Warning)
 	}
+	if opts.PickSession {
+		u.resumeCommand("")
+	}
 	if ready != nil {
 		ready(u)
 	}

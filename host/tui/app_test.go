@@ -80,3 +80,12 @@ func TestAWarningIsShownAsSoonAsTheUIOpens(t *testing.T) {
 		t.Fatal(out.err)
 	}
 }
+
+func TestPickSessionOpensTheResumePickerAtStart(t *testing.T) {
+	b := newBackend(t, newScripted())
+	d := startUI(t, b, func(o *Options) { o.PickSession = true })
+	d.waitText("Resume a session", "this workspace")
+	if out := d.exit(); out.err != nil {
+		t.Fatal(out.err)
+	}
+}

@@ -79,6 +79,8 @@ type Options struct {
 	Cwd string
 	// Resume continues this session instead of starting a new one.
 	Resume string
+	// PickSession opens the /resume picker as soon as the UI starts.
+	PickSession bool
 	// Version is shown in /help.
 	Version string
 	// Warning, when set, is shown as an error notice as soon as the UI
