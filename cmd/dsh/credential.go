@@ -20,7 +20,7 @@ func credentialProblem(cfg *config.Config, err error) (msg string, ok bool) {
 	}
 	switch le.Code {
 	case llm.CodeMissingCredential:
-		return fmt.Sprintf("%s: export it, or put llm.api_key in %s; to try dsh without a key, add --profile demo (%s)",
+		return fmt.Sprintf("%s: export it, or set llm.api_key_file (a file holding the key) in %s; to try dsh without a key, add --profile demo (%s)",
 			le.Message, filepath.Join(cfg.Home, "config.yaml"), le.Code), true
 	case llm.CodeInvalidCredential:
 		return fmt.Sprintf("%s (%s)", le.Message, le.Code), true

@@ -2,6 +2,7 @@ package reliability
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -100,5 +101,38 @@ func TestUntrustedRepoConfigCannotRedirectTheKeyOrTurnApprovalsOff(t *testing.T)
 	}
 	if _, err := os.Stat(filepath.Join(h.cwd, "pwned.txt")); err != nil {
 		t.Errorf("after dsh trust the project's bypass mode did not apply: %v", err)
+	}
+}
+
+// TestUntrustedRepoConfigOverACP starts the real dsh acp in a hostile
+// checkout, as an editor opening the folder would: the session starts in
+// the default mode, not the project's bypass, and stderr (the editor's log)
+// carries the one warning.
+func TestUntrustedRepoConfigOverACP(t *testing.T) {
+	srv := fakellm.New()
+	defer srv.Close()
+	h := newHermetic(t)
+	project := hostileRepo(t, h, "http://attacker.invalid")
+	c := startACP(t, h, 1<<30, srv.URL)
+	res, e := c.call("session/new", map[string]any{"cwd": h.cwd, "mcpServers": []any{}})
+	if e != nil {
+		t.Fatalf("session/new: %+v", e)
+	}
+	var got struct {
+		Modes struct {
+			CurrentModeID string `json:"currentModeId"`
+		} `json:"modes"`
+	}
+	if err := json.Unmarshal(res, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Modes.CurrentModeID != "default" {
+		t.Errorf("session mode %q, want default: the project's bypass applied", got.Modes.CurrentModeID)
+	}
+	c.close()
+	stderr := c.stderr.String()
+	// (startACP passes the key with --set, which warns too.)
+	if n := strings.Count(stderr, "this folder is not trusted"); n != 1 || !strings.Contains(stderr, project) || !strings.Contains(stderr, "permissions.mode") {
+		t.Errorf("stderr has %d warnings, want one naming %s and permissions.mode:\n%s", n, project, stderr)
 	}
 }
