@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
+
+	"github.com/seed-e9b4dba4/dsh/host/session"
 )
 
 // seed is one past session: its only prompt and its workspace ("" for the
@@ -157,4 +160,46 @@ func TestATenThousandEventSessionResumesAtItsEndAndScrolls(t *testing.T) {
 	d.key(tcell.KeyEnd)
 	d.waitText(fmt.Sprintf("Fixed the bug in turn %d:", last))
 	d.waitGone("scrolled up")
+}
+
+func TestResumeAndSearchShowForkLineageAndLastActivity(t *testing.T) {
+	b := newBackend(t, newScripted(textReply("", "the walrus plan is ready")))
+	ids := seedSessions(t, b, seed{prompt: "draft the walrus plan"})
+	parent := ids["draft the walrus plan"]
+	fork, err := b.ForkSession(context.Background(), parent, session.ForkLatest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.CloseSession(fork); err != nil {
+		t.Fatal(err)
+	}
+	// A session created ten days ago that changed two hours ago.
+	old := testNow.Add(-10 * 24 * time.Hour).UnixMilli()
+	h := session.Header{ID: "aaaaaaaa-old", CreatedAt: old, Cwd: session.Ptr(b.cwd), DelegationDepth: session.Ptr(0), Version: session.FormatVersion}
+	recent := testNow.Add(-2 * time.Hour).UnixMilli()
+	w, err := b.store.Create(h, []session.Event{
+		{Type: session.TypeTurnStart, Seq: 0, Time: old, Data: session.MustMarshal(session.TurnStart{Turn: 0})},
+		{Type: session.TypeUserMessage, Seq: 1, Time: recent, SurfaceOp: session.OpAppend, Data: session.MustMarshal(userText("walrus revisited"))},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	d := startUI(t, b, nil)
+	d.submit("/resume")
+	screen := d.waitText("Resume a session", "fork of "+shortID(parent), "2h ago")
+	if strings.Contains(screen, "10d ago") {
+		t.Errorf("the picker shows the creation time instead of the last activity:\n%s", screen)
+	}
+	d.key(tcell.KeyEscape)
+	d.waitGone("Resume a session")
+	d.submit("/search walrus")
+	screen = d.waitText("Search walrus", "fork of "+shortID(parent), "2h ago")
+	if strings.Contains(screen, "10d ago") {
+		t.Errorf("search shows the creation time instead of the last activity:\n%s", screen)
+	}
+	d.exit()
 }

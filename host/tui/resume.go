@@ -4,7 +4,6 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/gdamore/tcell/v2"
 
@@ -20,6 +19,7 @@ type resumePicker struct {
 	// records are every session's summary (title, size, last activity)
 	// from the service's catalog, newest first.
 	records []sessionquery.SessionSummary
+	byID    catalog
 	loaded  bool
 	// direct is the id prefix given with /resume; a unique match is
 	// resumed without showing the list.
@@ -72,7 +72,7 @@ func (r *resumePicker) load(ctx context.Context) {
 			r.p.status = "listing failed: " + oneLine(err.Error())
 			return
 		}
-		r.records, r.loaded = page.Items, true
+		r.records, r.byID, r.loaded = page.Items, catalogOf(page.Items), true
 		r.p.status = ""
 		r.rebuild()
 		r.resolveDirect()
@@ -108,11 +108,15 @@ func (r *resumePicker) rebuild() {
 		} else {
 			left = append(left, span{"(untitled) " + shortID(h.ID), th.dim})
 		}
+		fork := r.byID.forkOf(h, title)
+		if fork != "" {
+			left = append(left, span{"  " + fork, th.dim})
+		}
 		if r.all {
 			left = append(left, span{"  " + sanitize(shortPath(h.CwdOrEmpty(), home)), th.dim})
 		}
 		var meta []string
-		meta = append(meta, age(now, time.UnixMilli(h.CreatedAt)))
+		meta = append(meta, age(now, r.byID.lastActivity(h)))
 		if rec.Persisted && rec.LogBytes > 0 {
 			meta = append(meta, byteSize(rec.LogBytes))
 		}
@@ -127,7 +131,7 @@ func (r *resumePicker) rebuild() {
 		right := []span{{strings.Join(meta, " · ") + " ", th.dim}}
 		items = append(items, pickItem{
 			row:      listRow{left: left, right: right, disabled: disabled},
-			key:      title + " " + h.ID + " " + h.CwdOrEmpty(),
+			key:      title + " " + h.ID + " " + h.CwdOrEmpty() + " " + fork,
 			value:    h.ID,
 			disabled: disabled,
 		})

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -32,6 +31,9 @@ type searchPage struct {
 	status string
 	// targets maps a list row to what Enter opens.
 	targets []searchTarget
+	// catalog is read with the first search, for last activity and
+	// lineage; nil until then or when it cannot be read.
+	catalog catalog
 }
 
 type searchTarget struct {
@@ -41,8 +43,9 @@ type searchTarget struct {
 
 // searchResult is a search's groups and whether more sessions matched.
 type searchResult struct {
-	groups []searchGroup
-	more   bool
+	groups  []searchGroup
+	more    bool
+	catalog catalog
 }
 
 // searchGroup is one session of the results.
@@ -90,9 +93,9 @@ func (s *searchPage) run() {
 	s.status = "searching…"
 	s.list.setRows(nil)
 	s.targets = nil
-	query, all, cwd := s.query, s.all, u.opts.Cwd
+	query, all, cwd, cat := s.query, s.all, u.opts.Cwd, s.catalog
 	u.pageCtx(pageSearch, func(ctx context.Context) {
-		res, err := search(ctx, u.opts.Query, query, all, cwd)
+		res, err := search(ctx, u.opts.Query, query, all, cwd, cat)
 		u.post.post(func() {
 			if ctx.Err() != nil || s.query != query || s.all != all {
 				return
@@ -102,14 +105,15 @@ func (s *searchPage) run() {
 				s.list.setRows([]listRow{{left: []span{{" " + searchError(err), u.th.fail}}, header: true}})
 				return
 			}
+			s.catalog = res.catalog
 			s.show(res)
 		})
 	})
 }
 
 // search runs the session search and fetches each session's strongest
-// hits and title.
-func search(ctx context.Context, q Query, query string, all bool, cwd string) (searchResult, error) {
+// hits and title, and the catalog when cat is nil.
+func search(ctx context.Context, q Query, query string, all bool, cwd string, cat catalog) (searchResult, error) {
 	req := sessionquery.SessionSearchRequest{Query: query, Limit: ptr(searchSessions)}
 	if !all {
 		req.SessionFilters = []sessionquery.SessionFilter{{Kind: sessionquery.KindCwd, NullableValues: []*string{&cwd}}}
@@ -142,7 +146,12 @@ func search(ctx context.Context, q Query, query string, all bool, cwd string) (s
 			}
 		}
 	}
-	return searchResult{groups: groups, more: page.NextCursor != nil}, nil
+	if cat == nil && len(groups) > 0 {
+		if sums, err := q.ListSummaries(ctx, sessionquery.SummaryRequest{}); err == nil {
+			cat = catalogOf(sums.Items)
+		}
+	}
+	return searchResult{groups: groups, more: page.NextCursor != nil, catalog: cat}, nil
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -180,10 +189,13 @@ func (s *searchPage) show(res searchResult) {
 			title = "(untitled) " + shortID(h.ID)
 		}
 		left := []span{{" ", th.base}, {oneLine(title), th.bold}}
+		if fork := s.catalog.forkOf(h, g.title); fork != "" {
+			left = append(left, span{"  " + fork, th.dim})
+		}
 		if s.all || filepath.Clean(h.CwdOrEmpty()) != filepath.Clean(u.opts.Cwd) {
 			left = append(left, span{"  " + sanitize(shortPath(h.CwdOrEmpty(), home)), th.dim})
 		}
-		meta := age(now, time.UnixMilli(h.CreatedAt))
+		meta := age(now, s.catalog.lastActivity(h))
 		if h.ID == current {
 			meta += " · current"
 		}

@@ -72,7 +72,7 @@ func TestSearchTreatsHostileQueriesAsText(t *testing.T) {
 	th := newTheme(true)
 	ctx := context.Background()
 	for _, q := range hostileSearches {
-		res, err := search(ctx, b.query, q, false, b.cwd)
+		res, err := search(ctx, b.query, q, false, b.cwd, nil)
 		if err != nil {
 			var qe *sessionquery.Error
 			if !errors.As(err, &qe) || qe.Code != sessionquery.CodeInvalidQuery {
@@ -122,7 +122,7 @@ func TestSearchTreatsHostileQueriesAsText(t *testing.T) {
 	if err := json.Unmarshal([]byte(`"\ud800 zebra"`), &q); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := search(ctx, b.query, q, true, b.cwd); err != nil {
+	if _, err := search(ctx, b.query, q, true, b.cwd, nil); err != nil {
 		t.Errorf("lone surrogate: %v", err)
 	}
 }
