@@ -2,6 +2,7 @@ package compositions
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/seed-e9b4dba4/dsh/host"
 	"github.com/seed-e9b4dba4/dsh/host/config"
@@ -64,7 +65,7 @@ func OpenCatalog(cfg *config.Config, notice func(string)) (*Catalog, error) {
 	icfg := searchindex.ConfigFrom(cfg.SessionQuery)
 	if icfg.OpenAt != searchindex.OpenAtNever {
 		icfg.OpenAt = searchindex.OpenAtFirstSearch
-		if c.Index, err = searchindex.New(icfg, svc, searchindex.Options{Notice: notice}); err != nil {
+		if c.Index, err = searchindex.New(icfg, svc, searchindex.Options{Log: slog.Default(), Notice: notice}); err != nil {
 			return nil, err
 		}
 		svc.SetEngine(c.Index)

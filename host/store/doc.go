@@ -11,8 +11,13 @@
 // except possibly a torn tail left by a crash or by a writer in progress;
 // seq equals the event's index; every byte an Append acknowledged is in the
 // file, and every byte a Flush acknowledged is on stable storage. Reads never
-// drop a complete line silently: a bad line is a CorruptError naming the file
-// and line. The store validates JSON shape only; the surface fold belongs to
+// drop a complete line silently: a bad line, or one over MaxEventBytes
+// (streamed past, never held whole), is a CorruptError naming the file and
+// line. A session.jsonl that is not a regular file (a directory, FIFO,
+// socket or device) is a CorruptError too, found without blocking: logs are
+// opened with O_NONBLOCK and checked with fstat before any read. List
+// skips every such log with a warning, so one broken file never hides or
+// hangs the others. The store validates JSON shape only; the surface fold belongs to
 // the readers (host/session, host/sessionquery).
 //
 // Any host package or composition may use a Store. Writers are not shared

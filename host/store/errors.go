@@ -21,7 +21,9 @@ var ErrPoisoned = errors.New("session log writer is unusable")
 
 // CorruptError reports a log that cannot be read without losing data: a
 // complete line that is not a valid event (bad JSON, wrong seq, bad envelope)
-// or a missing, truncated or invalid header (Line 1). Line is 1-based.
+// or a missing, truncated or invalid header (Line 1), or a line over
+// MaxEventBytes. Line is 1-based; 0 means the file as a whole, which is not
+// a regular file (a directory, FIFO, socket or device).
 type CorruptError struct {
 	Path string
 	Line int
@@ -29,6 +31,9 @@ type CorruptError struct {
 }
 
 func (e *CorruptError) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("session log %s is unreadable: it %v; move it aside, then retry", e.Path, e.Err)
+	}
 	return fmt.Sprintf("session log %s is corrupt at line %d: %v; "+
 		"move the file aside or fix that line, then retry", e.Path, e.Line, e.Err)
 }

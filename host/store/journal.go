@@ -155,12 +155,15 @@ func (s *Store) Changes(from int64) ([]Change, int64, error) {
 		}
 		off = body
 	}
-	lr := newLineReader(io.NewSectionReader(f, off, size-off), 64<<10)
+	lr := newLineReader(io.NewSectionReader(f, off, size-off), 64<<10, maxJournalLine)
 	var out []Change
 	for {
 		line, err := lr.next()
 		if errors.Is(err, io.EOF) {
 			break
+		}
+		if errors.Is(err, errLineTooLong) {
+			return reset(fmt.Sprintf("damaged record ending at offset %d", off+lr.complete-1))
 		}
 		if err != nil {
 			return nil, from, fmt.Errorf("read change journal: %w", err)
@@ -204,7 +207,7 @@ func (s *Store) ChangesHead() (int64, error) {
 // A journal without a head line (truncated in place) has tag 0 and records
 // from offset 0.
 func readJournalHead(r io.ReaderAt, size int64) (tag, body int64) {
-	lr := newLineReader(io.NewSectionReader(r, 0, min(size, 4096)), 4096)
+	lr := newLineReader(io.NewSectionReader(r, 0, min(size, 4096)), 4096, 4096)
 	line, err := lr.next()
 	if err != nil {
 		return 0, 0
@@ -221,13 +224,16 @@ func readJournalHead(r io.ReaderAt, size int64) (tag, body int64) {
 
 // completeBytes counts the bytes from off up to the last newline before size.
 func completeBytes(r io.ReaderAt, off, size int64) int64 {
-	lr := newLineReader(io.NewSectionReader(r, off, size-off), 64<<10)
+	lr := newLineReader(io.NewSectionReader(r, off, size-off), 64<<10, maxJournalLine)
 	for {
-		if _, err := lr.next(); err != nil {
+		if _, err := lr.next(); err != nil && !errors.Is(err, errLineTooLong) {
 			return lr.complete
 		}
 	}
 }
+
+// maxJournalLine bounds a journal record: an id, a path and a size.
+const maxJournalLine = 64 << 10
 
 func cursor(tag, off int64) int64 { return tag<<offsetBits | off }
 

@@ -12,8 +12,14 @@ import (
 )
 
 // readBufferSize is the read buffer; longer lines are assembled across
-// reads, so there is no line-length limit.
+// reads up to MaxEventBytes.
 const readBufferSize = 256 << 10
+
+// MaxEventBytes bounds one line of a log (an event, or the header). Append
+// refuses a longer event and reading reports one as a CorruptError, after
+// streaming past it without holding more than this much of it, so one
+// enormous event costs bounded memory and affects only its own session.
+const MaxEventBytes = 16 << 20
 
 // maxHeaderLen bounds how much of a file List reads looking for line 1.
 const maxHeaderLen = 1 << 20
@@ -25,17 +31,19 @@ type lineReader struct {
 	buf      []byte
 	complete int64 // bytes consumed through the last newline
 	torn     int64 // bytes after the last newline (known once next returns io.EOF)
-	limit    int   // 0: no limit on line length
+	limit    int   // longest line returned; longer ones are skipped with errLineTooLong
 }
 
-func newLineReader(r io.Reader, bufSize int) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, bufSize)}
+func newLineReader(r io.Reader, bufSize, limit int) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, bufSize), limit: limit}
 }
 
 var errLineTooLong = errors.New("line too long")
 
 // next returns the next complete line without its newline. The slice is
 // valid until the next call. At the end it returns io.EOF and sets torn.
+// A complete line longer than limit is consumed without being kept and
+// reported as errLineTooLong; reading may go on after it.
 func (lr *lineReader) next() ([]byte, error) {
 	lr.buf = lr.buf[:0]
 	for {
@@ -43,21 +51,58 @@ func (lr *lineReader) next() ([]byte, error) {
 		switch {
 		case err == nil:
 			lr.complete += int64(len(lr.buf) + len(frag))
+			if len(lr.buf)+len(frag)-1 > lr.limit {
+				return nil, errLineTooLong
+			}
 			if len(lr.buf) == 0 {
 				return frag[:len(frag)-1], nil
 			}
+			lr.buf = grow(lr.buf, len(frag), lr.limit)
 			lr.buf = append(lr.buf, frag...)
 			return lr.buf[:len(lr.buf)-1], nil
 		case errors.Is(err, bufio.ErrBufferFull):
-			lr.buf = append(lr.buf, frag...)
-			if lr.limit > 0 && len(lr.buf) > lr.limit {
-				return nil, errLineTooLong
+			if len(lr.buf)+len(frag) > lr.limit {
+				return nil, lr.skipLine(int64(len(lr.buf) + len(frag)))
 			}
+			lr.buf = grow(lr.buf, len(frag), lr.limit)
+			lr.buf = append(lr.buf, frag...)
 		case errors.Is(err, io.EOF):
 			lr.torn = int64(len(lr.buf) + len(frag))
 			return nil, io.EOF
 		default:
 			return nil, err
+		}
+	}
+}
+
+// grow makes room for n more bytes, doubling up to limit: append's gentler
+// growth of large slices would allocate about five times a long line.
+func grow(b []byte, n, limit int) []byte {
+	if len(b)+n <= cap(b) {
+		return b
+	}
+	nb := make([]byte, len(b), max(min(2*cap(b), limit+1), len(b)+n))
+	copy(nb, b)
+	return nb
+}
+
+// skipLine discards the rest of a line of which n bytes were read. A line
+// that never ends is a torn tail like any other.
+func (lr *lineReader) skipLine(n int64) error {
+	lr.buf = lr.buf[:0]
+	for {
+		frag, err := lr.r.ReadSlice('\n')
+		n += int64(len(frag))
+		switch {
+		case err == nil:
+			lr.complete += n
+			return errLineTooLong
+		case errors.Is(err, bufio.ErrBufferFull):
+		case errors.Is(err, io.EOF):
+			lr.torn = n
+			return io.EOF
+		default:
+			return err
 		}
 	}
 }
@@ -75,7 +120,7 @@ type logData struct {
 func readLog(ctx context.Context, r io.ReaderAt, size int64, path, id string) (logData, error) {
 	// Most logs are far smaller than the buffer: a buffer sized to the log
 	// saves zeroing (and collecting) a quarter megabyte per read.
-	lr := newLineReader(io.NewSectionReader(r, 0, size), int(min(size+1, readBufferSize)))
+	lr := newLineReader(io.NewSectionReader(r, 0, size), int(min(size+1, readBufferSize)), MaxEventBytes)
 	var d logData
 	line, err := lr.next()
 	if errors.Is(err, io.EOF) {
@@ -83,6 +128,9 @@ func readLog(ctx context.Context, r io.ReaderAt, size int64, path, id string) (l
 			return d, &CorruptError{Path: path, Line: 1, Err: errors.New("log is empty (no session header)")}
 		}
 		return d, &CorruptError{Path: path, Line: 1, Err: errors.New("session header is truncated")}
+	}
+	if errors.Is(err, errLineTooLong) {
+		return d, &CorruptError{Path: path, Line: 1, Err: errors.New("session header is longer than the limit of a line")}
 	}
 	if err != nil {
 		return d, fmt.Errorf("read session log %s: %w", path, err)
@@ -100,6 +148,9 @@ func readLog(ctx context.Context, r io.ReaderAt, size int64, path, id string) (l
 		if errors.Is(err, io.EOF) {
 			break
 		}
+		if errors.Is(err, errLineTooLong) {
+			return d, &CorruptError{Path: path, Line: n, Err: fmt.Errorf("event is larger than the %d MiB limit", MaxEventBytes>>20)}
+		}
 		if err != nil {
 			return d, fmt.Errorf("read session log %s: %w", path, err)
 		}
@@ -116,8 +167,7 @@ func readLog(ctx context.Context, r io.ReaderAt, size int64, path, id string) (l
 
 // readHeader reads only line 1 of a log.
 func readHeader(r io.ReaderAt, size int64, path, id string) (session.Header, error) {
-	lr := newLineReader(io.NewSectionReader(r, 0, min(size, maxHeaderLen+1)), 4096)
-	lr.limit = maxHeaderLen
+	lr := newLineReader(io.NewSectionReader(r, 0, min(size, maxHeaderLen+1)), 4096, maxHeaderLen)
 	line, err := lr.next()
 	switch {
 	case errors.Is(err, io.EOF) && lr.torn == 0:

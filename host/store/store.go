@@ -62,6 +62,9 @@ type Store struct {
 	// grow; a new log is a new file), so a later List stats instead of
 	// opening and parsing every log.
 	headers map[string]cachedHeader
+	// warned holds, by path, the error List last warned about for each
+	// unreadable log, so a broken file costs one warning, not one per List.
+	warned map[string]string
 }
 
 type cachedHeader struct {
@@ -142,8 +145,9 @@ func slugName(base string) string {
 }
 
 // List returns every persisted session, reading only each log's first line.
-// A log whose header is unreadable or invalid is skipped with a warning
-// (Stat and Inspect of its id still report the CorruptError), so one broken
+// A log whose header is unreadable or invalid, or that is not a regular
+// file, is skipped with a warning (once per Store until its error changes;
+// Stat and Inspect of its id still report the CorruptError), so one broken
 // file never hides the others; a second log claiming an id already listed is
 // skipped the same way. Other I/O errors fail the whole listing, because a
 // partial listing would look like deletions to an index.
@@ -158,12 +162,13 @@ func (s *Store) List(ctx context.Context) ([]Entry, error) {
 	var out []Entry
 	seen := map[string]string{}
 	s.mu.Lock()
-	prev := s.headers
+	prev, prevWarned := s.headers, s.warned
 	s.mu.Unlock()
 	next := make(map[string]cachedHeader, len(prev))
+	warned := map[string]string{}
 	defer func() {
 		s.mu.Lock()
-		s.headers = next
+		s.headers, s.warned = next, warned
 		s.mu.Unlock()
 	}()
 	for _, slug := range slugs {
@@ -193,7 +198,10 @@ func (s *Store) List(ctx context.Context) ([]Entry, error) {
 			case errors.Is(err, fs.ErrNotExist):
 				continue // a create that never completed, or a concurrent delete
 			case errors.As(err, &ce):
-				s.log.Warn("skipping unreadable session log", "path", path, "err", err)
+				if msg := err.Error(); prevWarned[path] != msg {
+					s.log.Warn("skipping unreadable session log", "path", path, "err", err)
+				}
+				warned[path] = err.Error()
 				continue
 			case err != nil:
 				return nil, err
@@ -251,15 +259,11 @@ func (s *Store) Stat(ctx context.Context, id string) (Entry, error) {
 }
 
 func (s *Store) stat(path, id string) (Entry, error) {
-	f, err := s.openFile(path, os.O_RDONLY, 0)
+	f, fi, err := s.openLog(path, os.O_RDONLY)
 	if err != nil {
 		return Entry{}, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return Entry{}, fmt.Errorf("stat session log %s: %w", path, err)
-	}
 	h, err := readHeader(f, fi.Size(), path, id)
 	if err != nil {
 		return Entry{}, err
@@ -278,23 +282,63 @@ func (s *Store) Inspect(ctx context.Context, id string) (session.Header, []sessi
 	if err != nil {
 		return session.Header{}, nil, err
 	}
-	f, err := s.openFile(path, os.O_RDONLY, 0)
+	f, fi, err := s.openLog(path, os.O_RDONLY)
 	if errors.Is(err, fs.ErrNotExist) {
 		return session.Header{}, nil, s.notFound(id)
 	}
 	if err != nil {
-		return session.Header{}, nil, fmt.Errorf("open session log: %w", err)
+		return session.Header{}, nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return session.Header{}, nil, fmt.Errorf("stat session log %s: %w", path, err)
-	}
 	d, err := readLog(ctx, f, fi.Size(), path, id)
 	if err != nil {
 		return session.Header{}, nil, err
 	}
 	return d.header, d.events, nil
+}
+
+// openLog opens a session log without ever blocking: O_NONBLOCK makes
+// opening a FIFO or a device return at once (a plain open of a FIFO waits
+// for a writer forever), and anything but a regular file is then refused
+// as a CorruptError, so it is skipped like any other unreadable log.
+func (s *Store) openLog(path string, flag int) (logFile, os.FileInfo, error) {
+	f, err := s.openFile(path, flag|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, err
+		}
+		// Opening a socket fails (ENXIO); say what is there instead.
+		if fi, serr := os.Stat(path); serr == nil && !fi.Mode().IsRegular() {
+			return nil, nil, &CorruptError{Path: path, Err: fmt.Errorf("is %s, not a regular file", fileKind(fi.Mode()))}
+		}
+		return nil, nil, fmt.Errorf("open session log: %w", err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("stat session log %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, &CorruptError{Path: path, Err: fmt.Errorf("is %s, not a regular file", fileKind(fi.Mode()))}
+	}
+	return f, fi, nil
+}
+
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }
 
 // revision renders <root>#<size>:<mtime ns>:<inode>.

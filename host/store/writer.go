@@ -146,17 +146,12 @@ func (s *Store) open(ctx context.Context, id string) (*Writer, session.Header, [
 }
 
 func (s *Store) openLocked(ctx context.Context, id, path string, lock *sessionLock) (*Writer, session.Header, []session.Event, error) {
-	f, err := s.openFile(path, os.O_RDWR|os.O_APPEND, 0)
+	f, fi, err := s.openLog(path, os.O_RDWR|os.O_APPEND)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, session.Header{}, nil, s.notFound(id)
 	}
 	if err != nil {
-		return nil, session.Header{}, nil, fmt.Errorf("open session log: %w", err)
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, session.Header{}, nil, fmt.Errorf("stat session log %s: %w", path, err)
+		return nil, session.Header{}, nil, err
 	}
 	d, err := readLog(ctx, f, fi.Size(), path, id)
 	if err != nil {
@@ -309,6 +304,10 @@ func appendLines(buf []byte, events []session.Event, next int) ([]byte, error) {
 		line, err := e.MarshalLine()
 		if err != nil {
 			return buf, fmt.Errorf("encode event %d (%s): %w", e.Seq, e.Type, err)
+		}
+		if len(line) > MaxEventBytes {
+			return buf, fmt.Errorf("event %d (%s) is %d MiB, over the %d MiB limit of one event; it was not saved",
+				e.Seq, e.Type, len(line)>>20, MaxEventBytes>>20)
 		}
 		buf = append(buf, line...)
 		buf = append(buf, '\n')
