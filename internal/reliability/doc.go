@@ -5,7 +5,9 @@
 // `dsh run` and the ACP prompt path, hostile queries through every search
 // entry point, path tricks against the file tools under every permission
 // mode, cross-workspace probing through a composed runtime, and a hostile
-// checkout's .dsh/config.yaml against the real binary (issue 13).
+// checkout's .dsh/config.yaml against the real binary (issue 13), and
+// corrupt, oversized and non-regular logs beside 1,000 good ones through
+// every command that lists, reads, searches or indexes them (issue 14).
 //
 // It has no non-test code: nothing imports it. Tests that need a separate
 // process re-execute the test binary (see TestMain) or run the dsh binary
