@@ -196,3 +196,15 @@ func TestTUIAsksBeforeUsingABroadWorkspace(t *testing.T) {
 		t.Errorf("no refusal: allow %v, err %v", allow, err)
 	}
 }
+
+func TestTUIWarnsAboutAKeyOnTheCommandLine(t *testing.T) {
+	s := newSandbox(t)
+	g, out := s.globals("")
+	g.set = []string{"llm.api_key=sk-argv"}
+	if _, err := g.loadTUIConfig(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "warning: llm.api_key was given on the command line") || strings.Contains(out.String(), "sk-argv") {
+		t.Errorf("output %q", out)
+	}
+}

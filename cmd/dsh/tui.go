@@ -161,18 +161,28 @@ func (g *globals) loadTUIConfig() (*config.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := cfg.Project()
-	if len(p.Ignored) == 0 {
-		return cfg, nil
+	if p := cfg.Project(); len(p.Ignored) > 0 {
+		yes, err := askTrust(g.stdin, g.stdout, p)
+		if err != nil {
+			return nil, err
+		}
+		if yes {
+			if _, err := cfg.Trust().Add(p.Dir); err != nil {
+				return nil, err
+			}
+			if cfg, err = config.Load(g.configOptions()); err != nil {
+				return nil, err
+			}
+		}
 	}
-	yes, err := askTrust(g.stdin, g.stdout, p)
-	if err != nil || !yes {
-		return cfg, err
+	// The question covered the project's keys; other warnings (a key on
+	// the command line) stay on the terminal above the UI.
+	for _, w := range cfg.Warnings() {
+		if w != cfg.Project().Warning() {
+			fmt.Fprintf(g.stderr, "dsh: warning: %s\n", w)
+		}
 	}
-	if _, err := cfg.Trust().Add(p.Dir); err != nil {
-		return nil, err
-	}
-	return config.Load(g.configOptions())
+	return cfg, nil
 }
 
 // askBroadWorkspace asks, when refusal is a refused workspace, whether to
