@@ -48,6 +48,7 @@ func newProvider(ctx context.Context, cfg *config.Config, version string) (llm.P
 			MaxTokens:         c.MaxTokens,
 			StreamIdleTimeout: time.Duration(c.StreamIdleTimeoutMs) * time.Millisecond,
 			RequestTimeout:    time.Duration(c.RequestTimeoutMs) * time.Millisecond,
+			KeepAliveLimit:    time.Duration(c.KeepAliveLimitMs) * time.Millisecond,
 			Version:           version,
 		})
 	default:

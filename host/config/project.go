@@ -20,6 +20,7 @@ var projectSafe = map[string]bool{
 	"llm.max_tokens":             true,
 	"llm.stream_idle_timeout_ms": true,
 	"llm.request_timeout_ms":     true,
+	"llm.keepalive_limit_ms":     true,
 	"llm.retry.max_retries":      true,
 	"llm.retry.initial_delay_ms": true,
 	"llm.retry.max_delay_ms":     true,

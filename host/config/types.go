@@ -46,6 +46,7 @@ type LLMConfig struct {
 	MaxTokens           int          `mapstructure:"max_tokens"`
 	StreamIdleTimeoutMs int          `mapstructure:"stream_idle_timeout_ms"`
 	RequestTimeoutMs    int          `mapstructure:"request_timeout_ms"`
+	KeepAliveLimitMs    int          `mapstructure:"keepalive_limit_ms"`
 	Retry               RetryConfig  `mapstructure:"retry"`
 	Replay              ReplayConfig `mapstructure:"replay"`
 }

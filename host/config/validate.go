@@ -33,6 +33,7 @@ var rules = map[string]rule{
 	"llm.max_tokens":                              intAtLeast(0),
 	"llm.stream_idle_timeout_ms":                  intAtLeast(1),
 	"llm.request_timeout_ms":                      intAtLeast(0),
+	"llm.keepalive_limit_ms":                      intAtLeast(0),
 	"llm.retry.max_retries":                       intAtLeast(0),
 	"llm.retry.initial_delay_ms":                  intAtLeast(1),
 	"llm.retry.max_delay_ms":                      intAtLeast(1),

@@ -71,6 +71,9 @@ const (
 	CodeInvalidRequest    = "INVALID_REQUEST"
 	CodeServer            = "SERVER"
 	CodeTransport         = "TRANSPORT"
+	// CodeUnreachable is a connection refused or a host name that does not
+	// resolve: a configuration problem, never retried.
+	CodeUnreachable       = "UNREACHABLE"
 	CodeTimeout           = "TIMEOUT"
 	CodeStreamClosed      = "STREAM_CLOSED"
 	CodeMalformed         = "MALFORMED_RESPONSE"

@@ -27,7 +27,8 @@ type RetryPolicy struct {
 	Jitter float64
 }
 
-// DefaultRetryPolicy is five retries of transient failures with 500 ms → 10 s
+// DefaultRetryPolicy is five retries of transient failures (not UNREACHABLE:
+// a refused connection or unknown host stays refused) with 500 ms → 10 s
 // exponential backoff and 10% jitter.
 func DefaultRetryPolicy() RetryPolicy {
 	return RetryPolicy{

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"time"
 )
 
 // ToolCall is one scripted tool call.
@@ -19,13 +20,16 @@ type ToolCall struct {
 }
 
 // Reply is one scripted model call. Status other than 0/200 answers with
-// that HTTP status and Body instead of a stream.
+// that HTTP status and Body instead of a stream. KeepAlive opens the stream
+// and then sends only SSE comments, every millisecond, until the client goes
+// away: a stalled provider.
 type Reply struct {
 	Reasoning string
 	Text      string
 	ToolCalls []ToolCall
 	Status    int
 	Body      string
+	KeepAlive bool
 }
 
 // Server serves the scripted replies in order, one per request to
@@ -90,6 +94,21 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	delta := func(d map[string]any, finish any) map[string]any {
 		return map[string]any{"id": "fake", "object": "chat.completion.chunk",
 			"choices": []any{map[string]any{"index": 0, "delta": d, "finish_reason": finish}}}
+	}
+	if reply.KeepAlive {
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
+				return
+			}
+			flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-tick.C:
+			}
+		}
 	}
 	if reply.Reasoning != "" {
 		send(delta(map[string]any{"role": "assistant", "reasoning_content": reply.Reasoning}, nil))

@@ -39,8 +39,17 @@ const (
 	DefaultDeepSeekBaseURL   = "https://api.deepseek.com"
 	DefaultOpenAIBaseURL     = "https://api.openai.com/v1"
 	DefaultStreamIdleTimeout = 300 * time.Second
-	DefaultMaxTokens         = 256000
-	DefaultContextWindow     = 1000000
+	DefaultKeepAliveLimit    = 300 * time.Second
+	// DefaultRequestTimeout bounds a whole call, as Claude Code's
+	// API_TIMEOUT_MS does; a longer answer needs a larger
+	// llm.request_timeout_ms.
+	DefaultRequestTimeout = 10 * time.Minute
+	DefaultMaxTokens      = 256000
+	DefaultContextWindow  = 1000000
+	// DefaultOutputTokenCap sizes the client-side output cap of a request
+	// that names no max_tokens on a route without a default (see
+	// outputByteLimit); nothing is sent for it.
+	DefaultOutputTokenCap = 128000
 )
 
 // Config configures a Provider. Zero values select the defaults of the route
@@ -77,7 +86,12 @@ type Config struct {
 	// StreamIdleTimeout bounds how long one read may stay outstanding.
 	// Default 300s.
 	StreamIdleTimeout time.Duration
-	// RequestTimeout bounds a whole call, headers to [DONE]; zero means none.
+	// KeepAliveLimit bounds how long a stream may go without an event that
+	// carries data. SSE comments (keep-alives) keep the connection from
+	// looking idle, but only this long. Default 300s.
+	KeepAliveLimit time.Duration
+	// RequestTimeout bounds a whole call, headers to [DONE]. Default 10
+	// minutes (DefaultRequestTimeout).
 	RequestTimeout time.Duration
 	// HTTPClient sends requests; nil uses a private client.
 	HTTPClient *http.Client
@@ -175,11 +189,17 @@ func (cfg *Config) fillDefaults() error {
 	if cfg.MaxTokens < 0 || cfg.ContextWindow < 0 {
 		errs = append(errs, errors.New("max tokens and context window must not be negative"))
 	}
-	if cfg.StreamIdleTimeout < 0 || cfg.RequestTimeout < 0 {
+	if cfg.StreamIdleTimeout < 0 || cfg.RequestTimeout < 0 || cfg.KeepAliveLimit < 0 {
 		errs = append(errs, errors.New("timeouts must not be negative"))
 	}
 	if cfg.StreamIdleTimeout == 0 {
 		cfg.StreamIdleTimeout = DefaultStreamIdleTimeout
+	}
+	if cfg.KeepAliveLimit == 0 {
+		cfg.KeepAliveLimit = DefaultKeepAliveLimit
+	}
+	if cfg.RequestTimeout == 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
 	}
 	if cfg.Env == nil {
 		cfg.Env = os.LookupEnv

@@ -8,9 +8,15 @@
 // MISSING_CREDENTIAL failure at the first prompt, never a start-up error.
 // Block ends, usage and the finish are deferred to the [DONE] sentinel, so a
 // translated stream always ends block-ends, usage?, finish, and nothing after.
-// An idle watchdog bounds the time a read (including waiting for response
-// headers) may stay outstanding; caller cancellation closes the connection
-// and yields an error matching context.Canceled.
+// Every call is bounded: an idle watchdog bounds the time a read (including
+// waiting for response headers) may stay outstanding, a keep-alive limit the
+// time between events that carry data (SSE comments do not count), and a
+// request deadline the whole call. A prompt estimated above the model's
+// context window is refused before sending, and streamed output past sixteen
+// bytes a max_tokens token ends the answer as a length finish. A refused
+// connection or unknown host is UNREACHABLE, which the default retry policy
+// does not retry. Caller cancellation closes the connection and yields an
+// error matching context.Canceled.
 //
 // The DeepSeek flavour adds the thinking and reasoning_effort fields and
 // replays reasoning_content; the plain OpenAI flavour sends neither. A

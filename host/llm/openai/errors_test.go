@@ -90,7 +90,7 @@ func TestHTTPErrorClasses(t *testing.T) {
 	}
 }
 
-func TestTransportFailureToClosedPort(t *testing.T) {
+func TestConnectionRefusedIsUnreachableAndNotRetried(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -99,9 +99,34 @@ func TestTransportFailureToClosedPort(t *testing.T) {
 	l.Close()
 	_, err = collect(t, context.Background(), newProvider(t, Config{BaseURL: base + "/"}), simpleRequest())
 	f := failureOf(t, err)
-	prefix := "DeepSeek API request to " + base + " failed: "
-	if f.Code != llm.CodeTransport || !strings.HasPrefix(f.Message, prefix) || !strings.Contains(f.Message, "refused") {
-		t.Fatalf("failure = %+v, want TRANSPORT starting %q naming the refusal", f, prefix)
+	prefix := "DeepSeek API at " + base + " is unreachable: "
+	if f.Code != llm.CodeUnreachable || !strings.HasPrefix(f.Message, prefix) || !strings.Contains(f.Message, "refused") {
+		t.Fatalf("failure = %+v, want UNREACHABLE starting %q naming the refusal", f, prefix)
+	}
+	if _, retry := llm.DefaultRetryPolicy().Delay(1, f, nil); retry {
+		t.Error("the default policy retries a refused connection")
+	}
+}
+
+func TestDNSFailuresSplitIntoUnreachableAndTransient(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  *net.DNSError
+		code string
+	}{
+		{"no such host", &net.DNSError{Err: "no such host", Name: "llm.invalid", IsNotFound: true}, llm.CodeUnreachable},
+		{"resolver timeout", &net.DNSError{Err: "i/o timeout", Name: "llm.invalid", IsTimeout: true}, llm.CodeTransport},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client := &http.Client{Transport: &http.Transport{
+				DialContext: func(context.Context, string, string) (net.Conn, error) { return nil, tc.err },
+			}}
+			p := newProvider(t, Config{BaseURL: "http://llm.invalid", HTTPClient: client})
+			_, err := collect(t, context.Background(), p, simpleRequest())
+			if f := failureOf(t, err); f.Code != tc.code {
+				t.Fatalf("failure = %+v, want %s", f, tc.code)
+			}
+		})
 	}
 }
 

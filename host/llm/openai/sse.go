@@ -15,7 +15,8 @@ const maxSSELine = 16 << 20
 // event dispatches only on its blank-line terminator, so an unterminated
 // tail at EOF is truncation and is dropped; comment lines and fields other
 // than data and event carry no payload. Comments still count as activity for
-// the idle watchdog because their bytes complete a pending read.
+// the idle watchdog because their bytes complete a pending read, but next
+// returns only on data, so they do not hold off the keep-alive limit.
 type sseReader struct {
 	sc        *bufio.Scanner
 	data      bytes.Buffer

@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
+	"syscall"
 
 	"github.com/seed-e9b4dba4/dsh/host/llm"
 	"github.com/seed-e9b4dba4/dsh/host/session"
@@ -18,6 +20,7 @@ import (
 
 var (
 	errIdle           = errors.New("stream idle timeout")
+	errStalled        = errors.New("stream sent only keep-alives")
 	errRequestTimeout = errors.New("request timeout")
 )
 
@@ -34,17 +37,17 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, yield func(llm.C
 	if err != nil {
 		return err
 	}
+	if err := p.fitsContext(req.Config.Model, body); err != nil {
+		return err
+	}
 	if ctx.Err() != nil {
 		return p.aborted(ctx)
 	}
 
 	sctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	if p.cfg.RequestTimeout > 0 {
-		var stop context.CancelFunc
-		sctx, stop = context.WithTimeoutCause(sctx, p.cfg.RequestTimeout, errRequestTimeout)
-		defer stop()
-	}
+	sctx, stop := context.WithTimeoutCause(sctx, p.cfg.RequestTimeout, errRequestTimeout)
+	defer stop()
 	wd := &watchdog{timeout: p.cfg.StreamIdleTimeout, fire: func() { cancel(errIdle) }}
 	defer wd.disarm()
 
@@ -81,19 +84,54 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, yield func(llm.C
 		return p.notAStream(resp)
 	}
 
-	return p.read(ctx, sctx, resp.Body, yield)
+	stalled := &watchdog{timeout: p.cfg.KeepAliveLimit, fire: func() { cancel(errStalled) }}
+	defer stalled.disarm()
+	return p.read(ctx, sctx, resp.Body, stalled, outputByteLimit(req), yield)
+}
+
+// outputByteLimit is the most text, reasoning and tool-call argument bytes
+// a call may stream: sixteen bytes for every token of its max_tokens (or of
+// DefaultOutputTokenCap), far above what a tokenizer produces, so only a
+// server that ignores max_tokens reaches it.
+func outputByteLimit(req llm.Request) int {
+	tokens := DefaultOutputTokenCap
+	if req.Config.MaxTokens != nil && *req.Config.MaxTokens > 0 {
+		tokens = *req.Config.MaxTokens
+	}
+	return 16 * tokens
+}
+
+// fitsContext refuses a request whose estimated size exceeds the model's
+// context window before it is sent: four bytes a token, the agent loop's
+// estimate. The code is the one a provider's own refusal maps to, so the
+// loop's compaction can repair it.
+func (p *Provider) fitsContext(model string, body []byte) error {
+	window := p.Model(model).ContextWindow
+	if window <= 0 {
+		return nil
+	}
+	if est := (len(body) + 3) / 4; est > window {
+		return llm.Failf(llm.CodeContextExceeded,
+			"the request to %s is about %d tokens (%d bytes), more than the %d-token context window of %s; shorten the prompt or attach less, or start a new session",
+			p.display, est, len(body), window, model)
+	}
+	return nil
 }
 
 // read translates the event stream until [DONE]. Buffered events are not
-// delivered once the call is cancelled or timed out.
-func (p *Provider) read(ctx, sctx context.Context, body io.Reader, yield func(llm.Chunk) error) error {
-	tr := &translator{display: p.display, emit: yield}
+// delivered once the call is cancelled or timed out. stalled is armed while
+// waiting for an event with data, so keep-alive comments cannot hold the
+// call open past its limit; the time yield takes does not count.
+func (p *Provider) read(ctx, sctx context.Context, body io.Reader, stalled *watchdog, limit int, yield func(llm.Chunk) error) error {
+	tr := &translator{display: p.display, emit: yield, outputLimit: limit}
 	r := newSSEReader(body)
 	for {
 		if sctx.Err() != nil {
 			return p.failure(ctx, sctx, sctx.Err(), "stream from")
 		}
+		stalled.arm()
 		ev, err := r.next()
+		stalled.disarm()
 		if err != nil {
 			if errors.Is(err, bufio.ErrTooLong) && sctx.Err() == nil {
 				return &llm.Error{Failure: session.Failure{Code: llm.CodeMalformed, Message: fmt.Sprintf(
@@ -108,6 +146,12 @@ func (p *Provider) read(ctx, sctx context.Context, body io.Reader, yield func(ll
 			return tr.done()
 		}
 		if err := tr.payload(ev); err != nil {
+			if errors.Is(err, errOutputCap) {
+				// The server ignored max_tokens: end the answer here as if
+				// it had stopped for length, and stop downloading.
+				tr.finish = "length"
+				return tr.done()
+			}
 			return err
 		}
 	}
@@ -123,6 +167,9 @@ func (p *Provider) failure(ctx, sctx context.Context, err error, what string) er
 	case errIdle:
 		return &llm.Error{Failure: session.Failure{Code: llm.CodeTimeout, Message: fmt.Sprintf(
 			"%s stream idle timeout after %dms with no data from the server", p.display, p.cfg.StreamIdleTimeout.Milliseconds())}, Cause: err}
+	case errStalled:
+		return &llm.Error{Failure: session.Failure{Code: llm.CodeTimeout, Message: fmt.Sprintf(
+			"%s stream stalled: no data for %dms, only keep-alive comments", p.display, p.cfg.KeepAliveLimit.Milliseconds())}, Cause: err}
 	case errRequestTimeout:
 		return &llm.Error{Failure: session.Failure{Code: llm.CodeTimeout, Message: fmt.Sprintf(
 			"%s request timeout after %dms", p.display, p.cfg.RequestTimeout.Milliseconds())}, Cause: err}
@@ -131,6 +178,10 @@ func (p *Provider) failure(ctx, sctx context.Context, err error, what string) er
 	detail := err
 	if errors.As(err, &uerr) {
 		detail = uerr.Err
+	}
+	if unreachable(err) {
+		return &llm.Error{Failure: session.Failure{Code: llm.CodeUnreachable, Message: fmt.Sprintf(
+			"%s API at %s is unreachable: %v; check llm.base_url and the network", p.display, p.base, detail)}, Cause: err}
 	}
 	return &llm.Error{Failure: session.Failure{Code: llm.CodeTransport, Message: fmt.Sprintf(
 		"%s API %s %s failed: %v", p.display, what, p.base, detail)}, Cause: err}
@@ -161,4 +212,15 @@ func (p *Provider) notAStream(resp *http.Response) error {
 	}
 	return llm.Failf(llm.CodeMalformed,
 		"%s answered with JSON instead of an event stream; check that %s serves streaming chat completions", p.display, p.base)
+}
+
+// unreachable reports a failure that a retry cannot fix: nothing listens at
+// the address, or the host name does not exist. A DNS timeout or a temporary
+// resolver failure stays transient.
+func unreachable(err error) bool {
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return true
+	}
+	var dns *net.DNSError
+	return errors.As(err, &dns) && dns.IsNotFound
 }

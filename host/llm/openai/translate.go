@@ -2,6 +2,7 @@ package openai
 
 import (
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 
@@ -72,7 +73,14 @@ type translator struct {
 	order     []*openBlock
 	finish    string
 	usage     *session.Usage
+	// outputLimit caps the streamed text, reasoning and argument bytes
+	// (0: none); output counts them.
+	outputLimit int
+	output      int
 }
+
+// errOutputCap stops a stream whose output passed the translator's limit.
+var errOutputCap = errors.New("output cap reached")
 
 func (t *translator) open(kind string) (*openBlock, error) {
 	b := &openBlock{index: t.next, kind: kind}
@@ -120,6 +128,17 @@ func (t *translator) delta(d *wireDelta) error {
 	reasoning := d.ReasoningContent
 	if reasoning == nil {
 		reasoning = d.Reasoning
+	}
+	if t.outputLimit > 0 {
+		n := len(deref(reasoning)) + len(deref(d.Content))
+		for _, c := range d.ToolCalls {
+			if c.Function != nil {
+				n += len(deref(c.Function.Arguments))
+			}
+		}
+		if t.output += n; t.output > t.outputLimit {
+			return errOutputCap
+		}
 	}
 	// An empty first reasoning delta must not open a block.
 	if reasoning != nil && *reasoning != "" {
@@ -289,3 +308,10 @@ func clip(s string, n int) string {
 }
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
