@@ -21,12 +21,28 @@ type RunResult struct {
 // Completed reports whether the task's turn ended "completed".
 func (r RunResult) Completed() bool { return r.End.Kind == session.EndCompleted }
 
+// TaskOptions observes a headless task as it runs.
+type TaskOptions struct {
+	// Started, when set, receives the session id once the session exists,
+	// before the task is sent.
+	Started func(sessionID string)
+	// Observe, when set, receives every event the task appends to the
+	// session, in order, on the appending goroutine: it must not block
+	// for long or call back into the session.
+	Observe func(session.Event)
+}
+
 // RunTask runs one task in a fresh persisted session in cwd and waits for the
 // agent to go idle. Cancelling ctx cancels the turn (cause "user"); the
 // session is closed and flushed before RunTask returns. The headless runtime
 // registers no approver, so anything that would ask is denied unless the
 // permission mode is bypass.
 func RunTask(ctx context.Context, r *Runtime, cwd, task string) (RunResult, error) {
+	return RunTaskWith(ctx, r, cwd, task, TaskOptions{})
+}
+
+// RunTaskWith is RunTask with observers.
+func RunTaskWith(ctx context.Context, r *Runtime, cwd, task string, o TaskOptions) (RunResult, error) {
 	if strings.TrimSpace(task) == "" {
 		return RunResult{}, errors.New("the task is empty: pass it as an argument, e.g. dsh run \"fix the failing test\"")
 	}
@@ -35,6 +51,12 @@ func RunTask(ctx context.Context, r *Runtime, cwd, task string) (RunResult, erro
 		return RunResult{}, err
 	}
 	res := RunResult{SessionID: a.ID()}
+	if o.Started != nil {
+		o.Started(a.ID())
+	}
+	if o.Observe != nil {
+		defer a.Session().Subscribe(o.Observe)()
+	}
 	start := a.Session().Len()
 	a.Followup(agent.UserText(task, r.NewID()))
 	stop := context.AfterFunc(ctx, func() { a.Cancel(session.CancelCause{Kind: agent.CauseUser}) })

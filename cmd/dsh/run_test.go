@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/store"
@@ -64,8 +66,9 @@ func TestRunDeniesToolsThatWouldAskUnlessBypass(t *testing.T) {
 		fakellm.Reply{Text: "I could not run it."},
 	)
 	r := s.run("run", "make a file")
-	if r.code != exitOK {
-		t.Fatalf("code %d stderr %q", r.code, r.stderr)
+	if r.code != exitError || !strings.Contains(r.stderr, "dsh: denied bash") || !strings.Contains(r.stderr, "touch made.txt") ||
+		!strings.Contains(r.stderr, "1 tool call was denied") || r.stdout != "I could not run it.\n" {
+		t.Fatalf("code %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
 	}
 	if _, err := os.Stat(filepath.Join(s.cwd, "made.txt")); !os.IsNotExist(err) {
 		t.Fatalf("bash ran without approval: %v", err)
@@ -189,5 +192,93 @@ func TestRunWithTheSessionQueryProfileGivesTheModelTheSessionTools(t *testing.T)
 	reqs := srv.Requests()
 	if len(reqs) != 1 || !strings.Contains(string(reqs[0]), `"session_search"`) {
 		t.Fatalf("the model was not offered session_search: %d requests", len(reqs))
+	}
+}
+
+func TestRunReadsTheTaskFromStdin(t *testing.T) {
+	s, srv := runSandbox(t, fakellm.Reply{Text: "one"}, fakellm.Reply{Text: "two"})
+	dash := s.exec(execOptions{stdin: strings.NewReader("explain the walrus module\n")}, "run", "-")
+	piped := s.exec(execOptions{stdin: strings.NewReader("and the otter module")}, "run")
+	if dash.code != exitOK || piped.code != exitOK {
+		t.Fatalf("exit %d/%d stderr %q %q", dash.code, piped.code, dash.stderr, piped.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || !strings.Contains(string(reqs[0]), "explain the walrus module") || !strings.Contains(string(reqs[1]), "and the otter module") {
+		t.Fatalf("the model was not sent the piped tasks: %d requests", len(reqs))
+	}
+	if r := s.exec(execOptions{stdin: strings.NewReader("  \n")}, "run", "-"); r.code != exitUsage || !strings.Contains(r.stderr, "stdin is empty") {
+		t.Errorf("empty stdin: exit %d stderr %q", r.code, r.stderr)
+	}
+	if r := s.exec(execOptions{ttyOut: true, ttyIn: true}, "run"); r.code != exitUsage || !strings.Contains(r.stderr, "give the task") {
+		t.Errorf("no task on a terminal: exit %d stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestRunNamesTheSessionAndReportsRetriesOnStderr(t *testing.T) {
+	s, _ := runSandbox(t, fakellm.Reply{Status: 503, Body: `{"error":{"message":"overloaded"}}`}, fakellm.Reply{Text: "fine now"})
+	r := s.exec(execOptions{}, "run", "--set", "llm.retry.initial_delay_ms=1", "hello")
+	if r.code != exitOK || r.stdout != "fine now\n" {
+		t.Fatalf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	entries, err := store.New(filepath.Join(s.home, "sessions"), store.Options{}).List(t.Context())
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("want one session: %d (%v)", len(entries), err)
+	}
+	id := entries[0].Header.ID
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	if len(lines) != 2 || lines[0] != "dsh: session "+id ||
+		!strings.HasPrefix(lines[1], "dsh: the model request failed: ") || !strings.Contains(lines[1], "retry 1 of 5") {
+		t.Fatalf("stderr is not the session line and one retry line (no log records): %q (session %s)", r.stderr, id)
+	}
+}
+
+func TestRunJSONAndStreamJSON(t *testing.T) {
+	s, _ := runSandbox(t,
+		fakellm.Reply{Text: "the answer"},
+		fakellm.Reply{ToolCalls: []fakellm.ToolCall{{ID: "c1", Name: "bash", Arguments: `{"command":"touch x","description":"x"}`}}},
+		fakellm.Reply{Text: "streamed answer"},
+	)
+	r := s.exec(execOptions{}, "run", "--json", "hello")
+	if r.code != exitOK {
+		t.Fatalf("exit %d stderr %q", r.code, r.stderr)
+	}
+	var rep struct {
+		Type, SessionID, Result, StartedAt string
+		Completed                          bool
+		Denied                             []struct{ Tool string } `json:"deniedToolCalls"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("%v: %q", err, r.stdout)
+	}
+	if rep.Type != "result" || !rep.Completed || rep.Result != "the answer" || rep.SessionID == "" || !strings.Contains(r.stderr, rep.SessionID) {
+		t.Errorf("--json = %+v", rep)
+	}
+	if _, err := time.Parse("2006-01-02T15:04:05.000Z07:00", rep.StartedAt); err != nil {
+		t.Errorf("startedAt %q is not RFC 3339 with milliseconds", rep.StartedAt)
+	}
+	st := s.exec(execOptions{}, "run", "--output-format", "stream-json", "make x")
+	if st.code != exitError {
+		t.Fatalf("the denied call must fail the run: exit %d stderr %q", st.code, st.stderr)
+	}
+	var types []string
+	lines := strings.Split(strings.TrimSpace(st.stdout), "\n")
+	for _, l := range lines {
+		var e struct{ Type string }
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		types = append(types, e.Type)
+	}
+	got := strings.Join(types, " ")
+	for _, want := range []string{"turn/start", "user/message", "tool/call", "tool/result", "assistant/message", "turn/end"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("stream lacks %s: %s", want, got)
+		}
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &rep); err != nil || rep.Type != "result" || rep.Completed || len(rep.Denied) != 1 || rep.Denied[0].Tool != "bash" {
+		t.Errorf("last line = %s (%v)", lines[len(lines)-1], err)
+	}
+	if r := s.exec(execOptions{}, "run", "--output-format", "yaml", "x"); r.code != exitUsage {
+		t.Errorf("bad format: exit %d", r.code)
 	}
 }
