@@ -160,6 +160,8 @@ func (r *Runtime) mount(ctx context.Context) error {
 		return errors.New("compositions: the permissions plugin did not provide its service")
 	}
 	r.Permissions = perms
+	stopRecording := r.recordModes()
+	r.Host.OnClose("session settings", func() error { stopRecording(); return nil })
 	// dsh's own data always asks, even in a workspace that contains it: the
 	// session logs and index hold every past conversation, and the home's
 	// config and trust file decide what later starts may do. The service

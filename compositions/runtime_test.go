@@ -11,6 +11,7 @@ import (
 	"github.com/seed-e9b4dba4/dsh/host"
 	"github.com/seed-e9b4dba4/dsh/host/agent"
 	"github.com/seed-e9b4dba4/dsh/host/config"
+	"github.com/seed-e9b4dba4/dsh/host/permissions"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 	"github.com/seed-e9b4dba4/dsh/internal/fakellm"
@@ -255,5 +256,47 @@ func TestAnUnusedSessionLeavesNoLog(t *testing.T) {
 	}
 	if entries, err := rt.Store.List(t.Context()); err != nil || len(entries) != 0 {
 		t.Fatalf("listing after closing an unused session: %d entries, %v", len(entries), err)
+	}
+}
+
+// A session's recorded settings come back when it is resumed, the mode
+// included (TUI /resume, dsh run --resume and the ACP front end all
+// resume through the runtime); a fork keeps them too.
+func TestResumeRestoresTheRecordedModeAndModel(t *testing.T) {
+	cfg, cwd := loadConfig(t, "")
+	rt := newRuntime(t, TUI, cfg)
+	a, err := rt.NewSession(t.Context(), cwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := a.ID()
+	if err := rt.Permissions.SetMode(id, permissions.ModeAcceptEdits); err != nil {
+		t.Fatal(err)
+	}
+	// Both changes are recorded as they happen, whichever front end
+	// makes them.
+	a.SetModel("deepseek-v4-pro", "")
+	if err := rt.CloseSession(a); err != nil {
+		t.Fatal(err)
+	}
+	if m := rt.Permissions.Mode(id); m != permissions.ModeDefault {
+		t.Fatalf("closing kept mode %s", m)
+	}
+	b, err := rt.ResumeSession(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := rt.Permissions.Mode(id); m != permissions.ModeAcceptEdits {
+		t.Errorf("resumed mode = %s", m)
+	}
+	if m, _ := b.Model(); m != "deepseek-v4-pro" {
+		t.Errorf("resumed model = %s", m)
+	}
+	f, err := rt.ForkSession(t.Context(), id, session.ForkLatest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := rt.Permissions.Mode(f.ID()); m != permissions.ModeAcceptEdits {
+		t.Errorf("fork mode = %s", m)
 	}
 }

@@ -132,6 +132,7 @@ func (r *Runtime) start(h session.Header, events []session.Event, w *store.Write
 		r.Sessions.Detach(live)
 		return nil, errors.Join(err, live.Close())
 	}
+	r.restoreMode(h.ID, events)
 	r.mu.Lock()
 	r.agents[h.ID] = a
 	r.writers[h.ID] = w
@@ -159,6 +160,7 @@ func (r *Runtime) agentOptions(live *session.Live, resumed bool) agent.Options {
 			MaxSummaryTokens: c.Compaction.MaxSummaryTokens,
 		},
 		Resumed: resumed,
+		Mode:    func() string { return string(r.Permissions.Mode(id)) },
 		Vars: func() map[string]string {
 			return map[string]string{"permission_mode": string(r.Permissions.Mode(id))}
 		},
@@ -215,4 +217,37 @@ func (r *Runtime) CloseSession(a *agent.Agent) error {
 		}
 	}
 	return errors.Join(err, live.Close())
+}
+
+// recordModes records a session's settings whenever its permission mode
+// changes, whichever front end changed it; a mode restored while the agent
+// starts is not recorded again (restoreMode runs before the agent is
+// registered).
+func (r *Runtime) recordModes() (unsubscribe func()) {
+	return r.Permissions.OnModeChange(func(c permissions.ModeChange) {
+		a, ok := r.Agent(c.SessionID)
+		if !ok {
+			return
+		}
+		if err := a.RecordSettings(); err != nil {
+			r.Log.Warn("mode change not recorded", "session", c.SessionID, "err", err)
+		}
+	})
+}
+
+// restoreMode gives a continued session the permission mode its log
+// records (agent.RecordSettings); the model and effort the agent restores
+// itself. A mode the service refuses leaves the default, with a warning.
+func (r *Runtime) restoreMode(id string, events []session.Event) {
+	st, ok := session.LastSettings(events)
+	if !ok || st.Mode == "" || r.Permissions == nil {
+		return
+	}
+	m, err := permissions.ParseMode(st.Mode)
+	if err == nil {
+		err = r.Permissions.SetMode(id, m)
+	}
+	if err != nil {
+		r.Log.Warn("session mode not restored", "session", id, "mode", st.Mode, "err", err)
+	}
 }

@@ -28,10 +28,10 @@ type frameWriter struct {
 	w  io.Writer
 	// answers hears of every answer to a request the filter forwarded.
 	answers *ledger
-	// onAnswer, when set, sees every answer just before it is written,
-	// under the lock: a frame it has queued (never written: that would
-	// deadlock) reaches the client after the answer.
-	onAnswer func(frame []byte)
+	// onAnswer, when set, sees every answer just before it is written and
+	// returns frames to write right after it, in the same critical
+	// section, so nothing comes between.
+	onAnswer func(frame []byte) []byte
 }
 
 // Write is the SDK's writer: it counts the answers among its frames.
@@ -39,12 +39,16 @@ func (f *frameWriter) Write(p []byte) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	answer := isAnswer(p)
+	var after []byte
 	if answer && f.onAnswer != nil {
-		f.onAnswer(p)
+		after = f.onAnswer(p)
 	}
 	n, err := f.w.Write(p)
 	if answer && f.answers != nil {
 		f.answers.answered()
+	}
+	if err == nil && len(after) > 0 {
+		_, err = f.w.Write(after)
 	}
 	return n, err
 }

@@ -132,6 +132,14 @@ func newWorld(t *testing.T) *world {
 	}
 	w.perms = permissions.New(w.tools, permissions.ModeDefault)
 	w.perms.Install()
+	// As the runtime does: a mode change is recorded in the session's log.
+	t.Cleanup(w.perms.OnModeChange(func(c permissions.ModeChange) {
+		if a := w.agent(c.SessionID); a != nil {
+			if err := a.RecordSettings(); err != nil {
+				t.Error(err)
+			}
+		}
+	}))
 	registerFakeTools(t, w.tools)
 	q, err := sessionquery.New(sessionquery.DefaultConfig(), w.live)
 	if err != nil {
@@ -206,6 +214,7 @@ func (w *world) start(h session.Header, events []session.Event, resumed bool) (*
 		Tools:    w.tools,
 		Model:    "fake-small",
 		Resumed:  resumed,
+		Mode:     func() string { return string(w.perms.Mode(h.ID)) },
 		Retry:    llm.RetryPolicy{MaxRetries: 2, Codes: []string{llm.CodeEmptyResponse, llm.CodeServer}, InitialDelay: time.Millisecond, MaxDelay: time.Millisecond},
 		Now:      fixedNow,
 		NewID:    w.newID,
@@ -213,6 +222,12 @@ func (w *world) start(h session.Header, events []session.Event, resumed bool) (*
 	})
 	if err != nil {
 		return nil, err
+	}
+	// As the runtime does: a continued session gets its recorded mode.
+	if st, ok := session.LastSettings(events); ok && st.Mode != "" {
+		if err := w.perms.SetMode(h.ID, permissions.Mode(st.Mode)); err != nil {
+			return nil, err
+		}
 	}
 	w.mu.Lock()
 	w.agents[h.ID] = a

@@ -3,6 +3,7 @@ package acp
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -182,8 +183,9 @@ func (s *server) announceAfterAnswer(ss *sess) {
 
 // answered hears of every answer as it is written to the client: the
 // session/new answer of a fresh session makes it known to the client, and
-// its announcement, queued now, follows the answer on the wire.
-func (s *server) answered(frame []byte) {
+// its announcement is written right after it, before any other frame (a
+// scripted client's next answer included).
+func (s *server) answered(frame []byte) []byte {
 	s.mu.Lock()
 	var known *sess
 	for id, ss := range s.fresh {
@@ -194,9 +196,33 @@ func (s *server) answered(frame []byte) {
 		}
 	}
 	s.mu.Unlock()
-	if known != nil {
-		s.announce(known) // only queues: the writer is not re-entered
+	if known == nil {
+		return nil
 	}
+	var out []byte
+	for _, u := range s.announcement(known) {
+		b, err := notificationFrame(known.id, u)
+		if err != nil {
+			s.log.Warn("acp: session announcement not encoded", "session", known.id, "err", err)
+			continue
+		}
+		out = append(out, b...)
+	}
+	return out
+}
+
+// notificationFrame is the session/update line the SDK would write.
+func notificationFrame(id string, u sdk.SessionUpdate) ([]byte, error) {
+	params, err := json.Marshal(sdk.SessionNotification{SessionId: sdk.SessionId(id), Update: u})
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		Method  string          `json:"method"`
+		Params  json.RawMessage `json:"params"`
+	}{"2.0", string(sdk.ClientMethodSessionUpdate), params})
+	return append(b, '\n'), err
 }
 
 // sendUpdate writes one session/update; it never uses a request context, so

@@ -143,10 +143,15 @@ func (ss *sess) close(factory Sessions) error {
 // announce queues what a client shows about a session it just opened:
 // the commands it offers and, for a session with history, its context use.
 func (s *server) announce(ss *sess) {
-	ss.out.Push(s.commandsUpdate())
+	ss.out.Push(s.announcement(ss)...)
+}
+
+func (s *server) announcement(ss *sess) []sdk.SessionUpdate {
+	out := []sdk.SessionUpdate{s.commandsUpdate()}
 	if u, ok := usageOf(ss.live.Events(0), s.contextWindow); ok {
-		ss.out.Push(usageUpdate(u))
+		out = append(out, usageUpdate(u))
 	}
+	return out
 }
 
 // flush waits until every update queued so far was written.

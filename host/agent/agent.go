@@ -47,7 +47,8 @@ type Options struct {
 	// neither.
 	Prompt *prompt.Registry
 	// Model is the call config model. Empty resumes the model of the latest
-	// logged request header when it used the same provider.
+	// logged request header when it used the same provider. Settings the
+	// log records (RecordSettings) for the same provider win over both.
 	Model string
 	// ReasoningEffort and MaxTokens are explicit call config values; "" and
 	// 0 let the provider's model defaults apply (recorded as adapterDefaults).
@@ -65,6 +66,9 @@ type Options struct {
 	// continue. The request header reason ("initial" or "resume") always
 	// follows the log itself.
 	Resumed bool
+	// Mode reports the session's permission mode, which the agent does not
+	// own but records with the model (RecordSettings); nil records none.
+	Mode func() string
 	// Vars adds prompt variables (permission_mode, ...) to the ones the loop
 	// sets itself (provider, model, cwd, date); it is called once per step.
 	Vars func() map[string]string
@@ -269,7 +273,10 @@ func (a *Agent) restore(events []session.Event) error {
 		return fmt.Errorf("agent: turn %d of session %s never ended; load the session through the store so crash repair closes it", a.lastTurn, a.live.ID())
 	}
 	a.model, a.effort = a.opts.Model, a.opts.ReasoningEffort
-	if h := a.lastHeader; h != nil && h.Config.Provider == a.opts.Provider.Name() {
+	if st, ok := session.LastSettings(events); ok && st.Model != "" && st.Provider == a.opts.Provider.Name() {
+		// The user chose them for this session (RecordSettings).
+		a.model, a.effort = st.Model, st.ReasoningEffort
+	} else if h := a.lastHeader; h != nil && h.Config.Provider == a.opts.Provider.Name() {
 		if a.model == "" {
 			a.model = h.Config.Model
 		}
@@ -336,14 +343,46 @@ func (a *Agent) Model() (model, effort string) {
 }
 
 // SetModel switches model and reasoning effort ("" = the model's default) from
-// the next model request on; the request header records the change.
+// the next model request on; the request header records the change, and
+// the session's settings record it at once (RecordSettings).
 func (a *Agent) SetModel(model, effort string) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
+	before := [2]string{a.model, a.effort}
 	if model != "" {
 		a.model = model
 	}
 	a.effort = effort
+	changed := before != [2]string{a.model, a.effort}
+	a.mu.Unlock()
+	if !changed {
+		return
+	}
+	if err := a.RecordSettings(); err != nil {
+		// The switch holds for this process; a later one starts with
+		// the configured model.
+		a.log.Warn("model change not recorded", "err", err)
+	}
+}
+
+// RecordSettings appends the session's settings to its log and flushes
+// it: the model and reasoning effort in use and the permission mode
+// (Options.Mode). A later agent over the log continues with that model
+// and effort when the provider is the same (overriding Options.Model); the
+// composition restores the mode. SetModel records by itself; the
+// composition calls it when the mode changes.
+func (a *Agent) RecordSettings() error {
+	model, effort := a.Model()
+	st := session.Settings{Provider: a.opts.Provider.Name(), Model: model, ReasoningEffort: effort}
+	if a.opts.Mode != nil {
+		st.Mode = a.opts.Mode()
+	}
+	if _, err := a.live.Append(session.TypeSettings, st); err != nil {
+		return fmt.Errorf("agent: record the settings of session %s: %w", a.live.ID(), err)
+	}
+	if err := a.live.Flush(); err != nil {
+		return fmt.Errorf("agent: record the settings of session %s: %w", a.live.ID(), err)
+	}
+	return nil
 }
 
 // Followup queues msg as the prompt of a turn of its own and wakes the agent.

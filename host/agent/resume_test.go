@@ -141,3 +141,38 @@ func TestResumeAfterACrashMidToolCallGivesAValidHistory(t *testing.T) {
 		t.Errorf("resumed turn ended %+v", r)
 	}
 }
+
+func TestRecordedSettingsOutliveTheProcessForTheSameProvider(t *testing.T) {
+	st := store.New(t.TempDir(), store.Options{Log: slog.New(slog.DiscardHandler)})
+	p := newFakeProvider(t)
+	persisted(t, st, p, false, "m1", func(h *harness) {
+		h.agent.SetModel("m2", "high")
+	}, func(o *Options) { o.Mode = func() string { return "accept-edits" } })
+	_, ev, err := st.Inspect(context.Background(), "sess-r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := session.LastSettings(ev); !ok || got != (session.Settings{Mode: "accept-edits", Provider: "fake", Model: "m2", ReasoningEffort: "high"}) {
+		t.Fatalf("logged settings = %+v, %v", got, ok)
+	}
+	// The configured model (m1) does not win over the user's choice.
+	persisted(t, st, p, true, "m1", func(h *harness) {
+		if m, e := h.agent.Model(); m != "m2" || e != "high" {
+			t.Errorf("resumed model = %q %q, want m2 high", m, e)
+		}
+	})
+	other := &renamedProvider{fakeProvider: p, name: "other"}
+	persisted(t, st, p, true, "m1", func(h *harness) {
+		if m, e := h.agent.Model(); m != "m1" || e != "" {
+			t.Errorf("another provider's session model = %q %q, want the configured m1", m, e)
+		}
+	}, func(o *Options) { o.Provider = other })
+}
+
+// renamedProvider is a fakeProvider under another route name.
+type renamedProvider struct {
+	*fakeProvider
+	name string
+}
+
+func (p *renamedProvider) Name() string { return p.name }

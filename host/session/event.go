@@ -28,6 +28,7 @@ const (
 	TypeEndSeed        = "session/end-seed"
 	TypeLLMRetry       = "llm/retry"
 	TypeLLMRetryStart  = "llm/retry-started"
+	TypeSettings       = "session/settings"
 
 	TypeCompactionStart   = "compaction/start"
 	TypeCompactionSummary = "compaction/summary"
