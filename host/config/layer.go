@@ -56,6 +56,7 @@ func parseYAML(data []byte, p provenance) (layer, []error) {
 	l := layer{}
 	var errs []error
 	walkTree(v.AllSettings(), "", p, l, &errs)
+	errs = append(errs, parseMCPServers(data, p, l)...)
 	return l, errs
 }
 
@@ -69,6 +70,14 @@ func walkTree(tree map[string]any, prefix string, p provenance, l layer, errs *[
 		key, raw := k, tree[k]
 		if prefix != "" {
 			key = prefix + "." + k
+		}
+		if key == mcpServersKey {
+			// Read case-preserved by parseMCPServers.
+			continue
+		}
+		if key == mcpServersKey {
+			// Read case-preserved by parseMCPServers.
+			continue
 		}
 		if keySchema.sections[key] {
 			sub, ok := raw.(map[string]any)
@@ -240,6 +249,11 @@ func flagLayer(home string, sets []string, cwd string) (layer, []error) {
 func (l layer) nest() map[string]any {
 	root := map[string]any{}
 	for key, s := range l {
+		if _, ok := s.value.(MCPServer); ok {
+			// Servers bypass viper, which would merge two layers' entries
+			// of one server field by field and fold their case.
+			continue
+		}
 		setPath(root, key, s.value)
 	}
 	return root

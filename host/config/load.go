@@ -339,6 +339,7 @@ func (ld *loader) build(profile string, layers []layer) (*Config, error) {
 		// configs/default.yaml and the Config struct disagree.
 		return nil, fmt.Errorf("built-in config does not match the key tree: %w", err)
 	}
+	c.MCP.Servers = mcpServersFrom(winners)
 	if err := ld.resolvePaths(c, winners); err != nil {
 		return nil, err
 	}

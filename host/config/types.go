@@ -17,6 +17,7 @@ type Config struct {
 	TUI          TUIConfig          `mapstructure:"tui"`
 	Compaction   CompactionConfig   `mapstructure:"compaction"`
 	Runtime      RuntimeConfig      `mapstructure:"runtime"`
+	MCP          MCPConfig          `mapstructure:"mcp"`
 
 	// meta has no tag, so decoding skips it.
 	meta *meta

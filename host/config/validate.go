@@ -67,6 +67,8 @@ var rules = map[string]rule{
 	"runtime.clock":                               oneOf("system", "fixed"),
 	"runtime.fixed_time_ms":                       intAtLeast(0),
 	"runtime.ids":                                 oneOf("random", "sequential"),
+	"mcp.start_timeout_ms":                        intIn(1, maxTimerMs),
+	"mcp.call_timeout_ms":                         intIn(1, maxTimerMs),
 }
 
 func oneOf(allowed ...string) rule {
