@@ -85,6 +85,8 @@ type Runtime struct {
 	clock      *clock
 	closeLog   func() error
 	allowBroad bool
+	version    string
+	mcp        mcpHub
 
 	mu      sync.Mutex
 	agents  map[string]*agent.Agent
@@ -117,6 +119,7 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 		Prompt:     prompt.NewRegistry(),
 		clock:      clk,
 		closeLog:   closeLog,
+		version:    opts.Version,
 		allowBroad: opts.AllowBroadWorkspace,
 		agents:     map[string]*agent.Agent{},
 		writers:    map[string]*store.Writer{},
@@ -225,7 +228,7 @@ func (r *Runtime) Close() error {
 			errs = append(errs, err)
 		}
 	}
-	errs = append(errs, r.Host.Close())
+	errs = append(errs, r.closeAllMCP(), r.Host.Close())
 	if r.Query != nil {
 		errs = append(errs, r.Query.Close())
 	}

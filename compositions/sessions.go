@@ -137,6 +137,13 @@ func (r *Runtime) start(h session.Header, events []session.Event, w *store.Write
 	r.agents[h.ID] = a
 	r.writers[h.ID] = w
 	r.mu.Unlock()
+	if r.Kind != ACP {
+		// ACP connects the editor's servers (or these) itself, after
+		// session/new named them.
+		if err := r.ConnectMCP(h.ID, nil); err != nil {
+			r.Log.Warn("mcp: servers not started", "session", h.ID, "err", err)
+		}
+	}
 	return a, nil
 }
 
@@ -165,6 +172,7 @@ func (r *Runtime) agentOptions(live *session.Live, resumed bool) agent.Options {
 			return map[string]string{"permission_mode": string(r.Permissions.Mode(id))}
 		},
 		InstructionsMaxBytes: c.Agent.InstructionsMaxBytes,
+		ToolsReady:           r.waitMCP(id),
 		Now:                  r.clock.Now,
 		NewID:                r.NewID,
 		Log:                  r.Log,
@@ -204,6 +212,7 @@ func (r *Runtime) CloseSession(a *agent.Agent) error {
 	delete(r.writers, a.ID())
 	r.mu.Unlock()
 	err := a.Close()
+	err = errors.Join(err, r.closeMCP(a.ID()))
 	live := a.Session()
 	r.Sessions.Detach(live)
 	if r.Permissions != nil {

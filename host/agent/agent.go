@@ -75,6 +75,11 @@ type Options struct {
 	// InstructionsMaxBytes caps the workspace instructions message; 0 means
 	// DefaultInstructionsMaxBytes.
 	InstructionsMaxBytes int
+	// ToolsReady, when set, is called before each step's request is
+	// assembled; it returns once the session's tool sources that are still
+	// starting (MCP servers) are up, or gave up, or ctx ended. It bounds its
+	// own wait.
+	ToolsReady func(ctx context.Context)
 
 	Now   func() time.Time
 	NewID func() string

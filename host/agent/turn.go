@@ -68,6 +68,9 @@ func (a *Agent) runTurn(ctx context.Context, n int) session.TurnEndReason {
 		if ctx.Err() != nil {
 			return a.endReason(ctx, ctx.Err())
 		}
+		if a.opts.ToolsReady != nil {
+			a.opts.ToolsReady(ctx)
+		}
 		claimed := a.claim(stepsOnly)
 		plan, err := a.assemble()
 		if err != nil {
