@@ -23,6 +23,7 @@ func ServeACP(ctx context.Context, r *Runtime, in io.Reader, out io.Writer, vers
 		Catalog:     r.Query,
 		Tools:       r.Tools,
 		Permissions: r.Permissions,
+		MCP:         r,
 		Models:      r.Provider.Models(),
 		Version:     version,
 		Log:         r.Log.With("component", "acp"),

@@ -30,6 +30,7 @@ func (s *server) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.Ini
 			PromptCapabilities: sdk.PromptCapabilities{
 				EmbeddedContext: true,
 			},
+			McpCapabilities: s.mcpCapabilities(),
 			SessionCapabilities: sdk.SessionCapabilities{
 				List:   &sdk.SessionListCapabilities{},
 				Resume: &sdk.SessionResumeCapabilities{},
@@ -65,6 +66,7 @@ func (s *server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 	if err != nil {
 		return sdk.NewSessionResponse{}, errors.Join(err, s.opts.Sessions.CloseSession(a))
 	}
+	s.connectMCP(ss, p.McpServers)
 	s.announceAfterAnswer(ss)
 	return sdk.NewSessionResponse{SessionId: sdk.SessionId(ss.id), Modes: s.modeState(ss), ConfigOptions: s.configOptions(ss)}, nil
 }
@@ -78,7 +80,7 @@ func (s *server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk
 	}
 	defer done()
 	ctx = bounded(ctx)
-	ss, err := s.reopen(ctx, string(p.SessionId), p.Cwd, p.AdditionalDirectories, len(p.McpServers), true)
+	ss, err := s.reopen(ctx, string(p.SessionId), p.Cwd, p.AdditionalDirectories, p.McpServers, true)
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
@@ -95,7 +97,7 @@ func (s *server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) 
 	}
 	defer done()
 	ctx = bounded(ctx)
-	ss, err := s.reopen(ctx, string(p.SessionId), p.Cwd, p.AdditionalDirectories, len(p.McpServers), false)
+	ss, err := s.reopen(ctx, string(p.SessionId), p.Cwd, p.AdditionalDirectories, p.McpServers, false)
 	if err != nil {
 		return sdk.ResumeSessionResponse{}, err
 	}
@@ -108,8 +110,8 @@ func (s *server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) 
 // lock and repairing a crashed tail) and attaches it, queueing the replay of
 // its log when replay is set. A session this connection already has is
 // replayed from its live log.
-func (s *server) reopen(ctx context.Context, id, reqCwd string, extra []string, mcp int, replay bool) (*sess, error) {
-	cwd, err := s.workspace(reqCwd, extra, mcp)
+func (s *server) reopen(ctx context.Context, id, reqCwd string, extra []string, servers []sdk.McpServer, replay bool) (*sess, error) {
+	cwd, err := s.workspace(reqCwd, extra, len(servers))
 	if err != nil {
 		return nil, err
 	}
@@ -139,6 +141,7 @@ func (s *server) reopen(ctx context.Context, id, reqCwd string, extra []string, 
 	if err != nil {
 		return nil, errors.Join(err, s.opts.Sessions.CloseSession(a))
 	}
+	s.connectMCP(ss, servers)
 	return ss, nil
 }
 
@@ -193,8 +196,9 @@ func (s *server) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (sdk
 }
 
 // workspace validates a request's cwd: absolute, existing, a directory. MCP
-// servers are accepted and ignored until dsh supports them; additional
-// directories are not advertised and refused.
+// servers are connected after the session attached (connectMCP), or ignored
+// with a warning without Options.MCP; additional directories are not
+// advertised and refused.
 func (s *server) workspace(cwd string, extra []string, mcp int) (string, error) {
 	if !filepath.IsAbs(cwd) {
 		return "", invalidParams("cwd must be an absolute path: %s", cwd)
@@ -215,8 +219,8 @@ func (s *server) workspace(cwd string, extra []string, mcp int) (string, error) 
 			return "", invalidParams("%v", err)
 		}
 	}
-	if mcp > 0 {
-		s.log.Warn("acp: ignoring the client's MCP servers; dsh does not support MCP yet", "servers", mcp)
+	if mcp > 0 && s.opts.MCP == nil {
+		s.log.Warn("acp: ignoring the client's MCP servers; this front end has no MCP support", "servers", mcp)
 	}
 	return cwd, nil
 }

@@ -57,6 +57,8 @@ type Options struct {
 	Catalog     Catalog
 	Tools       *tools.Registry
 	Permissions *permissions.Service
+	// MCP connects the MCP servers the editor sends; nil ignores them.
+	MCP MCP
 	// Search, when set, offers /search over past sessions.
 	Search Search
 	// Models is the model catalog offered as the "model" config option.

@@ -43,6 +43,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	s.conn = conn
 	restore := opts.Tools.SetApprover(&approver{s: s, next: opts.Tools.Approver()})
 	unhook := opts.Tools.Cleared.Subscribe(s.cleared)
+	unwatch := s.watchMCP()
 
 	filter := &frameFilter{in: in, out: pw, w: w, max: opts.MaxFrameBytes, log: opts.Log, requests: requests}
 	filtered := make(chan struct{})
@@ -63,6 +64,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	// output. Then the sessions close.
 	requests.wait(ctx)
 	err = s.shutdown()
+	unwatch()
 	unhook()
 	restore()
 	_ = pr.Close()

@@ -1,0 +1,253 @@
+package compositions
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+	"github.com/sebdah/goldie/v2"
+
+	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/internal/mcptest"
+)
+
+func TestMain(m *testing.M) {
+	if mcptest.Serve() {
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// acpClient records the updates of its sessions and allows every tool
+// call once.
+type acpClient struct {
+	mu      sync.Mutex
+	text    strings.Builder
+	asked   []string
+	changed chan struct{}
+}
+
+func (c *acpClient) SessionUpdate(_ context.Context, n sdk.SessionNotification) error {
+	c.mu.Lock()
+	if u := n.Update.AgentMessageChunk; u != nil && u.Content.Text != nil {
+		c.text.WriteString(u.Content.Text.Text)
+	}
+	c.mu.Unlock()
+	select {
+	case c.changed <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+func (c *acpClient) messages() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.text.String()
+}
+
+func (c *acpClient) RequestPermission(_ context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+	c.mu.Lock()
+	if p.ToolCall.Title != nil {
+		c.asked = append(c.asked, *p.ToolCall.Title)
+	}
+	c.mu.Unlock()
+	for _, o := range p.Options {
+		if o.Kind == sdk.PermissionOptionKindAllowOnce {
+			return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected(o.OptionId)}, nil
+		}
+	}
+	return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeCancelled()}, nil
+}
+
+func (*acpClient) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	return sdk.ReadTextFileResponse{}, sdk.NewMethodNotFound("fs/read_text_file")
+}
+func (*acpClient) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	return sdk.WriteTextFileResponse{}, sdk.NewMethodNotFound("fs/write_text_file")
+}
+func (*acpClient) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
+	return sdk.CreateTerminalResponse{}, sdk.NewMethodNotFound("terminal/create")
+}
+func (*acpClient) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
+	return sdk.KillTerminalResponse{}, sdk.NewMethodNotFound("terminal/kill")
+}
+func (*acpClient) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
+	return sdk.TerminalOutputResponse{}, sdk.NewMethodNotFound("terminal/output")
+}
+func (*acpClient) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
+	return sdk.ReleaseTerminalResponse{}, sdk.NewMethodNotFound("terminal/release")
+}
+func (*acpClient) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
+	return sdk.WaitForTerminalExitResponse{}, sdk.NewMethodNotFound("terminal/wait_for_exit")
+}
+
+// mcpScript is a replay override: the model calls the MCP echo tool, then
+// answers with text.
+const mcpScript = `[
+ {"kind":"chunks","chunks":[
+  {"type":"block-start","index":0,"blockType":"tool-call","id":"call_1","name":"mcp__test__echo"},
+  {"type":"tool-call-delta","index":0,"argumentsDelta":"{\"text\":\"from the model\"}"},
+  {"type":"block-end","index":0,"block":{"type":"tool-call","id":"call_1","name":"mcp__test__echo","arguments":"{\"text\":\"from the model\"}"}},
+  {"type":"usage","usage":{"inputTokens":100,"outputTokens":10}},
+  {"type":"finish","kind":"tool-calls"}]},
+ {"kind":"chunks","chunks":[
+  {"type":"block-start","index":0,"blockType":"text"},
+  {"type":"text-delta","index":0,"delta":"Done."},
+  {"type":"block-end","index":0,"block":{"type":"text","text":"Done."}},
+  {"type":"usage","usage":{"inputTokens":120,"outputTokens":2}},
+  {"type":"finish","kind":"stop"}]}
+]`
+
+func stdioEntry(name, mode, state string) sdk.McpServer {
+	cmd, args, env := mcptest.Command(mode, state)
+	var vars []sdk.EnvVariable
+	for k, v := range env {
+		vars = append(vars, sdk.EnvVariable{Name: k, Value: v})
+	}
+	return sdk.McpServer{Stdio: &sdk.McpServerStdio{Name: name, Command: cmd, Args: args, Env: vars}}
+}
+
+// TestACPSessionUsesTheEditorsMCPServers drives a real ACP connection: the
+// editor's stdio servers start behind session/new, the model (a replay
+// script) calls an MCP tool, which asks for approval and returns the
+// server's answer; a server that cannot start is reported in the thread;
+// the first request's MCP tool schemas are pinned.
+func TestACPSessionUsesTheEditorsMCPServers(t *testing.T) {
+	dir := t.TempDir()
+	fixture := filepath.Join(dir, "session.jsonl")
+	override := filepath.Join(dir, "override.json")
+	if err := os.WriteFile(fixture, []byte(`{"type":"session","version":0,"id":"authoring","createdAt":0}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(override, []byte(mcpScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, cwd := loadConfig(t, "snapshot", "llm.replay.fixture="+fixture, "llm.replay.override="+override,
+		"plugins.spill.root="+filepath.Join(dir, "spill"))
+	rt := newRuntime(t, ACP, cfg)
+
+	agentIn, toAgent := io.Pipe()
+	fromAgent, agentOut := io.Pipe()
+	served := make(chan error, 1)
+	go func() {
+		served <- ServeACP(context.Background(), rt, agentIn, agentOut, "test")
+		_ = agentOut.Close()
+	}()
+	cl := &acpClient{changed: make(chan struct{}, 1)}
+	conn := sdk.NewClientSideConnection(cl, toAgent, fromAgent)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	init, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := init.AgentCapabilities.McpCapabilities; !c.Http || !c.Sse {
+		t.Fatalf("mcpCapabilities = %+v, want http and sse", c)
+	}
+	state := t.TempDir()
+	sess, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: cwd, McpServers: []sdk.McpServer{
+		stdioEntry("test", "ok", state),
+		stdioEntry("broken", "exit", state),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: sess.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("Echo something.")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("stop reason %s", res.StopReason)
+	}
+	for !strings.Contains(cl.messages(), "MCP server broken failed") {
+		select {
+		case <-cl.changed:
+		case <-ctx.Done():
+			t.Fatalf("no notice about the broken server; the thread says %q", cl.messages())
+		}
+	}
+	if msg := cl.messages(); !strings.Contains(msg, "GITHUB_TOKEN is not set") || !strings.Contains(msg, "Done.") {
+		t.Fatalf("thread = %q", msg)
+	}
+	if len(cl.asked) != 1 || cl.asked[0] != "test: echo" {
+		t.Fatalf("approvals asked = %v, want one for the MCP tool", cl.asked)
+	}
+
+	a, _ := rt.Agent(string(sess.SessionId))
+	events := a.Session().Events(0)
+	var (
+		result string
+		header session.RequestHeader
+	)
+	for _, e := range events {
+		switch e.Type {
+		case session.TypeToolResult:
+			var d struct{ Message session.Message }
+			if err := e.DecodeData(&d); err != nil {
+				t.Fatal(err)
+			}
+			for _, b := range d.Message.Content {
+				for _, c := range b.Content {
+					result += c.Text
+				}
+			}
+		case session.TypeRequestHeader:
+			if header.Header.System == "" {
+				if err := e.DecodeData(&header); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	if result != "echo: from the model" {
+		t.Fatalf("logged tool result = %q", result)
+	}
+	var mcpTools []json.RawMessage
+	for _, raw := range header.Header.Tools {
+		if bytes.Contains(raw, []byte(`"name":"mcp__`)) {
+			mcpTools = append(mcpTools, raw)
+		}
+	}
+	pinned, err := session.Marshal(mcpTools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pretty, err := session.Indent(pinned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	goldie.New(t, goldie.WithFixtureDir("testdata")).Assert(t, "mcp-request-tools", []byte(pretty+"\n"))
+
+	pids := mcptest.Pids(state)
+	_ = toAgent.Close()
+	if err := <-served; err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range pids {
+		if processAlive(pid) {
+			t.Errorf("MCP server %d outlived the connection", pid)
+		}
+	}
+}
+
+// processAlive reports whether pid is a running (not zombie) process.
+func processAlive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
+}
