@@ -400,7 +400,7 @@ func (l *link) shutdown() {
 	if l.proc != nil {
 		if l.cs == nil {
 			// The SDK never took the pipes; closing stdin is ours.
-			_ = syscall.Kill(-l.proc.cmd.Process.Pid, syscall.SIGTERM)
+			_ = l.proc.group.Signal(syscall.SIGTERM)
 		}
 		l.proc.stop(stopGrace)
 	}

@@ -18,10 +18,10 @@
 // tools. A crashed server is restarted once, on the next call of one of its
 // tools; a second crash removes its tools.
 //
-// Stdio servers run in their own process group with the parent-death
-// signal set to SIGKILL, get only a small safe environment plus their
-// configured variables (never dsh's API keys), and are killed with their
-// group when the manager closes. Server entries run programs and send
+// Stdio servers run in their own session and process group, guarded by
+// host/procgroup so the group dies with dsh even on SIGKILL, get only a
+// small safe environment plus their configured variables (never dsh's API
+// keys), and are killed with their group when the manager closes. Server entries run programs and send
 // headers: callers take them only from the user's own config, profiles,
 // flags or the editor (ACP), never from a project's files.
 //

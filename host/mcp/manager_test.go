@@ -21,6 +21,9 @@ func TestMain(m *testing.M) {
 	if mcptest.Serve() {
 		os.Exit(0)
 	}
+	if state := os.Getenv(envParent); state != "" {
+		parentMain(state)
+	}
 	os.Exit(m.Run())
 }
 

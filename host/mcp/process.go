@@ -2,6 +2,7 @@ package mcp
 
 import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/seed-e9b4dba4/dsh/host/procgroup"
 	"os"
 	"os/exec"
 	"sort"
@@ -20,17 +21,12 @@ const stderrTailBytes = 4096
 // that needs more gets it through its env entry.
 var inheritedEnv = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "TMPDIR", "LANG", "LC_ALL", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"}
 
-// command builds the process of a stdio server. It leads its own process
-// group (so closing the manager can kill everything it started) and gets
-// SIGKILL when the thread that started it dies, so a SIGKILLed dsh leaves
-// no server behind. Grandchildren that leave the group are the server's
-// own business: they lose their stdin, which ends a well-behaved server.
+// command builds the process of a stdio server.
 func command(s Server, dir string, stderr *tail) *exec.Cmd {
 	cmd := exec.Command(s.Command, s.Args...)
 	cmd.Dir = dir
 	cmd.Env = serverEnv(s.Env, os.LookupEnv)
 	cmd.Stderr = stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	// A grandchild holding stderr must not keep Wait from returning.
 	cmd.WaitDelay = time.Second
 	return cmd
@@ -55,9 +51,12 @@ func serverEnv(extra map[string]string, lookup func(string) (string, bool)) []st
 }
 
 // proc is a started stdio server: dsh holds its pipes' ends, and one
-// goroutine waits for it, so how it ended is known exactly once.
+// goroutine waits for it, so how it ended is known exactly once. It runs
+// in its own session and process group, guarded by procgroup to die with
+// dsh however dsh ends (SIGKILL included), with whatever it started.
 type proc struct {
 	cmd   *exec.Cmd
+	group *procgroup.Group
 	done  chan struct{} // closed once the process was waited for
 	state string        // how it ended; set before done is closed
 }
@@ -66,6 +65,9 @@ type proc struct {
 // stdout. The pipes are dsh's own, so waiting for the process never races
 // with reading its last output.
 func startProc(s Server, dir string, stderr *tail) (*proc, sdk.Transport, error) {
+	if _, err := exec.LookPath(s.Command); err != nil {
+		return nil, nil, err
+	}
 	cmd := command(s, dir, stderr)
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -78,7 +80,7 @@ func startProc(s Server, dir string, stderr *tail) (*proc, sdk.Transport, error)
 		return nil, nil, err
 	}
 	cmd.Stdin, cmd.Stdout = inR, outW
-	err = cmd.Start()
+	group, err := procgroup.Start(cmd)
 	inR.Close()
 	outW.Close()
 	if err != nil {
@@ -86,7 +88,7 @@ func startProc(s Server, dir string, stderr *tail) (*proc, sdk.Transport, error)
 		outR.Close()
 		return nil, nil, err
 	}
-	p := &proc{cmd: cmd, done: make(chan struct{})}
+	p := &proc{cmd: cmd, group: group, done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
 		if err := cmd.Wait(); err != nil && cmd.ProcessState == nil {
@@ -100,7 +102,8 @@ func startProc(s Server, dir string, stderr *tail) (*proc, sdk.Transport, error)
 
 // stop ends the process after its stdin was closed: it waits grace for a
 // clean exit, then signals the whole group with SIGTERM and, after grace
-// again, SIGKILL, and returns once the process was waited for.
+// again, SIGKILL, and returns once the process was waited for. Whatever the
+// server left running in its group is killed too.
 func (p *proc) stop(grace time.Duration) {
 	if p == nil {
 		return
@@ -108,21 +111,13 @@ func (p *proc) stop(grace time.Duration) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
 		select {
 		case <-p.done:
-			p.killGroup()
+			_ = p.group.Kill()
 			return
 		case <-time.After(grace):
 		}
-		_ = syscall.Kill(-p.cmd.Process.Pid, sig)
+		_ = p.group.Signal(sig)
 	}
 	<-p.done
-}
-
-// killGroup kills what is left of the server's process group (children
-// that outlived it).
-func (p *proc) killGroup() {
-	if p != nil {
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-	}
 }
 
 // tail keeps the last stderrTailBytes written to it.

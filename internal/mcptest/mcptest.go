@@ -9,7 +9,8 @@
 // start: "ok", "exit" (writes to stderr and exits 1), "garbage" (writes
 // non-JSON to stdout), "hang" (never answers initialize), "crash-once"
 // (like ok, but its first process crashes in the crash tool while later
-// ones answer it; see DSH_MCPTEST_STATE).
+// ones answer it; see DSH_MCPTEST_STATE), "linger" (like ok, but it keeps
+// running after its stdin closed).
 package mcptest
 
 import (
@@ -59,6 +60,10 @@ func Serve() bool {
 	s := NewServer(state, mode == "crash-once")
 	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "mcptest:", err)
+	}
+	if mode == "linger" {
+		// A server that outlives its stdin: only killing it ends it.
+		select {}
 	}
 	return true
 }
