@@ -135,7 +135,12 @@ func (r *Registry) gate(ctx context.Context, p *Prepared) *Prepared {
 	if ctx.Err() != nil {
 		return p.settle(stagePost, aborted(false, nil))
 	}
-	r.Cleared.Emit(call, func(v any) {
+	if dec.Access != nil {
+		c := *call
+		c.Access = dec.Access
+		p.call = &c
+	}
+	r.Cleared.Emit(p.call, func(v any) {
 		r.log.Error("cleared-call observer panicked", "tool", call.Name, "callId", call.CallID, "panic", v)
 	})
 	return p

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/seed-e9b4dba4/dsh/host"
+	"github.com/seed-e9b4dba4/dsh/host/confine"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 )
 
@@ -54,6 +55,10 @@ type Call struct {
 	Cwd string
 	// Parent is set for nested dispatches.
 	Parent *Call
+	// Access is how the call may reach the files it presents, as the
+	// permission policy granted them in pre-execute; tools open files only
+	// through Access.FS. nil means no policy confined the call.
+	Access *confine.Access
 }
 
 // Decode unmarshals the (validated) arguments into v.
@@ -181,6 +186,9 @@ const (
 type PreDecision struct {
 	Kind   string
 	Reason string
+	// Access, on an allowed (or approved) call, becomes the Call.Access the
+	// tool executes with.
+	Access *confine.Access
 }
 
 // Post-execute decision kinds.
