@@ -14,6 +14,11 @@
 // when they are inside it and absolute otherwise, so that a path shown in one
 // result can be passed back to any tool.
 //
+// Every file a tool touches is opened through the call's confine.Access
+// (Call.Access.FS), and its checks, reads and writes use that one handle:
+// never a second open by name. A nil Access (no permission policy) opens
+// paths as given.
+//
 // Only the tool pipeline (tools.Registry) calls the definitions; tests call
 // Execute directly. read, glob and grep are concurrency-safe; the others are
 // exclusive.

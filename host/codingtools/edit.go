@@ -3,6 +3,7 @@ package codingtools
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strconv"
@@ -88,14 +89,17 @@ func (s *Set) edit(_ context.Context, call *tools.Call) (any, error) {
 		return nil, err
 	}
 	shown := display(call, abs)
-	fi, err := statRegular(nameEdit, call, abs)
+	fsys := call.Access.FS()
+	defer fsys.Close()
+	f, fi, err := openRegular(nameEdit, call, fsys, abs, os.O_RDWR)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
 	if err := s.checkFresh(nameEdit, "editing", call, abs, fi); err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(abs)
+	b, err := io.ReadAll(f)
 	if err != nil {
 		return nil, failf(nameEdit, CodeIO, "cannot read %s: %v", shown, unwrapPathError(err))
 	}
@@ -106,12 +110,12 @@ func (s *Set) edit(_ context.Context, call *tools.Call) (any, error) {
 	if err != nil {
 		return nil, editFailure(err, shown)
 	}
-	if err := overwrite(abs, []byte(r.text)); err != nil {
+	if err := f.Truncate(0); err != nil {
 		return nil, failf(nameEdit, CodeIO, "cannot write %s: %v", shown, unwrapPathError(err))
 	}
-	after, err := os.Stat(abs)
+	after, err := writeAll(f, []byte(r.text))
 	if err != nil {
-		return nil, failf(nameEdit, CodeIO, "edited %s but cannot stat it: %v", shown, unwrapPathError(err))
+		return nil, failf(nameEdit, CodeIO, "cannot write %s: %v", shown, unwrapPathError(err))
 	}
 	s.files.record(sessionKey(call), realPath(abs), after)
 	n := len(r.lines)

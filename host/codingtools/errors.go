@@ -25,6 +25,7 @@ const (
 	CodeIO               = "IO_ERROR"
 	CodeStartFailed      = "START_FAILED"
 	CodeNoSession        = "NO_SESSION"
+	CodeOutsideWorkspace = "OUTSIDE_WORKSPACE"
 )
 
 // failf returns a coded tool error; name identifies the tool family so the

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path/filepath"
 
+	"github.com/seed-e9b4dba4/dsh/host/confine"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
 )
 
@@ -26,49 +26,33 @@ func (s *Set) checkFresh(errName, verb string, call *tools.Call, abs string, fi 
 	return nil
 }
 
-// overwrite replaces the content of the existing file abs in place, keeping
-// its mode, owner and any links pointing at it.
-func overwrite(abs string, data []byte) error {
-	f, err := os.OpenFile(abs, os.O_WRONLY|os.O_TRUNC, 0)
-	if err != nil {
-		return err
+// writeAll writes data at the start of the open, empty (new or truncated)
+// file f, closes it and returns what fstat said about it after writing: the
+// file written, whatever its name points at by now. In place, so the file
+// keeps its mode, owner and any links pointing at it.
+func writeAll(f *os.File, data []byte) (os.FileInfo, error) {
+	_, err := f.WriteAt(data, 0)
+	var fi os.FileInfo
+	if err == nil {
+		fi, err = f.Stat()
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	return f.Close()
+	return fi, err
 }
 
-// create writes a new file, creating missing parent directories. It fails if
-// the file appeared meanwhile: the session has not read that one.
-func create(abs string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// previewText loads abs for a diff preview; ok is false when the file is
-// missing, not a regular file, too large or binary.
+// previewText loads abs for a diff preview shown to the user before the
+// call is decided on; ok is false when the file is missing, not a regular
+// file, too large or binary. The open never blocks on a FIFO.
 func previewText(abs string) (text string, exists, ok bool) {
-	fi, err := os.Stat(abs)
+	fsys := confine.Unrestricted().FS()
+	defer fsys.Close()
+	b, err := fsys.ReadFile(abs, maxPreviewBytes)
 	if err != nil {
 		return "", !errors.Is(err, fs.ErrNotExist), false
 	}
-	if !fi.Mode().IsRegular() || fi.Size() > maxPreviewBytes {
-		return "", true, false
-	}
-	b, err := os.ReadFile(abs)
-	if err != nil || looksBinary(b[:min(len(b), sniffLen)]) {
+	if looksBinary(b[:min(len(b), sniffLen)]) {
 		return "", true, false
 	}
 	return string(b), true, true

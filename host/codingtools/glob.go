@@ -2,9 +2,9 @@ package codingtools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/seed-e9b4dba4/dsh/host/confine"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
 )
 
@@ -109,7 +110,9 @@ func (s *Set) glob(ctx context.Context, call *tools.Call) (any, error) {
 	if !doublestar.ValidatePattern(pattern) {
 		return nil, failf(nameGlob, CodeInvalidPattern, "invalid glob pattern %q: check for an unclosed [ or {", a.Pattern)
 	}
-	if err := requireDir(nameGlob, call, root); err != nil {
+	fsys := call.Access.FS()
+	defer fsys.Close()
+	if err := requireDir(nameGlob, call, fsys, root); err != nil {
 		return nil, err
 	}
 	type hit struct {
@@ -117,7 +120,7 @@ func (s *Set) glob(ctx context.Context, call *tools.Call) (any, error) {
 		mod  time.Time
 	}
 	var hits []hit
-	err = walkFiles(ctx, root, func(path string, d fs.DirEntry) error {
+	err = walkFiles(ctx, fsys, root, func(path string, d fs.DirEntry) error {
 		rel, err := filepath.Rel(root, path)
 		if err != nil {
 			return nil
@@ -163,13 +166,13 @@ func writeMore(b *strings.Builder, more int) {
 }
 
 // requireDir checks that root is an existing directory.
-func requireDir(errName string, call *tools.Call, root string) error {
-	fi, err := os.Stat(root)
+func requireDir(errName string, call *tools.Call, fsys *confine.FS, root string) error {
+	fi, err := fsys.Stat(root)
 	if err != nil {
-		if os.IsNotExist(err) {
+		if errors.Is(err, fs.ErrNotExist) {
 			return failf(errName, CodeNotFound, "directory not found: %s", display(call, root))
 		}
-		return failf(errName, CodeIO, "cannot access %s: %v", display(call, root), unwrapPathError(err))
+		return openFailure(errName, call, fsys, root, err)
 	}
 	if !fi.IsDir() {
 		return failf(errName, CodeInvalidArgs, "%s is a file, not a directory; pass its directory as path", display(call, root))

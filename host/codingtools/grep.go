@@ -3,6 +3,7 @@ package codingtools
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/seed-e9b4dba4/dsh/host/confine"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
 )
 
@@ -106,15 +108,14 @@ func (s *Set) grep(ctx context.Context, call *tools.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	fi, err := os.Stat(root)
+	fsys := call.Access.FS()
+	defer fsys.Close()
+	fi, err := fsys.Stat(root)
 	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, notFound(nameGrep, call, root)
-		}
-		return nil, failf(nameGrep, CodeIO, "cannot access %s: %v", display(call, root), unwrapPathError(err))
+		return nil, openFailure(nameGrep, call, fsys, root, err)
 	}
 
-	g := &grepper{re: re, mode: mode, wholeMax: grepWholeFileMax, render: func(path string, line int, text string) string {
+	g := &grepper{fsys: fsys, re: re, mode: mode, wholeMax: grepWholeFileMax, render: func(path string, line int, text string) string {
 		return display(call, path) + ":" + strconv.Itoa(line) + ": " + text
 	}}
 	var hits []grepHit
@@ -133,7 +134,7 @@ func (s *Set) grep(ctx context.Context, call *tools.Call) (any, error) {
 			return nil, err
 		}
 	} else {
-		err = walkFiles(ctx, root, func(path string, d fs.DirEntry) error {
+		err = walkFiles(ctx, fsys, root, func(path string, d fs.DirEntry) error {
 			if filter != "" && !globMatches(filter, root, path) {
 				return nil
 			}
@@ -146,10 +147,15 @@ func (s *Set) grep(ctx context.Context, call *tools.Call) (any, error) {
 			return nil, err
 		}
 	}
-	if len(hits) == 0 {
-		return fmt.Sprintf("No matches for %s in %s.", a.Pattern, place(call, root)), nil
+	skipped := ""
+	if g.hardLinked > 0 {
+		skipped = fmt.Sprintf("\n(%d hard-linked %s skipped: another name of each may be outside the workspace; grep one by its path to have the user asked)",
+			g.hardLinked, plural(g.hardLinked, "file", "files"))
 	}
-	return renderGrep(call, hits, mode, s.cfg.Search.MaxResults), nil
+	if len(hits) == 0 {
+		return fmt.Sprintf("No matches for %s in %s.", a.Pattern, place(call, root)) + skipped, nil
+	}
+	return renderGrep(call, hits, mode, s.cfg.Search.MaxResults) + skipped, nil
 }
 
 func globMatches(filter, root, path string) bool {
@@ -172,20 +178,27 @@ const grepWholeFileMax = 16 << 20
 // grepper searches files one after another, reusing its buffer so a tree of
 // small files does not cost an allocation per file.
 type grepper struct {
+	fsys   *confine.FS
 	re     *regexp.Regexp
 	mode   string
 	render func(path string, line int, text string) string
 	// wholeMax is the largest file loaded at once (grepWholeFileMax).
 	wholeMax int64
 	buf      []byte
+	// hardLinked counts files skipped because another name of them may be
+	// outside the workspace.
+	hardLinked int
 }
 
 // file searches one file. Binary and unreadable files count as no match;
 // files mode stops at the first match.
 func (g *grepper) file(ctx context.Context, path string) (grepHit, error) {
 	h := grepHit{path: path}
-	f, err := os.Open(path)
+	f, err := g.fsys.Open(path)
 	if err != nil {
+		if errors.Is(err, confine.ErrHardLinked) {
+			g.hardLinked++
+		}
 		return h, nil
 	}
 	defer f.Close()

@@ -75,22 +75,13 @@ func (s *Set) read(ctx context.Context, call *tools.Call) (any, error) {
 		}
 		limit = a.Limit.v
 	}
-	// Stat before opening: opening a FIFO would block until a writer shows up.
-	if _, err := statRegular(nameRead, call, abs); err != nil {
-		return nil, err
-	}
-	f, err := os.Open(abs)
+	fsys := call.Access.FS()
+	defer fsys.Close()
+	f, fi, err := openRegular(nameRead, call, fsys, abs, os.O_RDONLY)
 	if err != nil {
-		return nil, failf(nameRead, CodeIO, "cannot open %s: %v", display(call, abs), unwrapPathError(err))
+		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, failf(nameRead, CodeIO, "cannot stat %s: %v", display(call, abs), unwrapPathError(err))
-	}
-	if err := checkRegular(nameRead, call, abs, fi); err != nil {
-		return nil, err
-	}
 	sample := make([]byte, sniffLen)
 	n, err := io.ReadFull(f, sample)
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seed-e9b4dba4/dsh/host/confine"
 )
 
 // repo builds a small git-like tree:
@@ -218,7 +220,7 @@ func TestGrepStreamsLargeFilesWithTheSameResults(t *testing.T) {
 	writeFile(t, bin, "NEEDLE\x00")
 	for _, whole := range []int64{grepWholeFileMax, 4} {
 		for _, mode := range []string{grepContent, grepCount, grepFiles} {
-			g := &grepper{re: regexp.MustCompile("NEEDLE"), mode: mode, wholeMax: whole,
+			g := &grepper{fsys: confine.Unrestricted().FS(), re: regexp.MustCompile("NEEDLE"), mode: mode, wholeMax: whole,
 				render: func(_ string, line int, text string) string { return fmt.Sprintf("%d: %s", line, text) }}
 			h, err := g.file(context.Background(), path)
 			if err != nil {

@@ -1,11 +1,11 @@
 package codingtools
 
 import (
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/seed-e9b4dba4/dsh/host/confine"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
 )
 
@@ -15,13 +15,13 @@ const maxSuggestScan = 2000
 
 // notFound builds the error for a missing path, suggesting up to three
 // siblings with a similar name.
-func notFound(errName string, call *tools.Call, abs string) error {
+func notFound(errName string, call *tools.Call, fsys *confine.FS, abs string) error {
 	shown := display(call, abs)
 	dir := filepath.Dir(abs)
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+	if fi, err := fsys.Stat(dir); err != nil || !fi.IsDir() {
 		return failf(errName, CodeNotFound, "file not found: %s (the directory %s does not exist either; use glob to locate the file)", shown, display(call, dir))
 	}
-	if s := similarNames(dir, filepath.Base(abs)); len(s) > 0 {
+	if s := similarNames(fsys, dir, filepath.Base(abs)); len(s) > 0 {
 		for i, name := range s {
 			s[i] = display(call, filepath.Join(dir, name))
 		}
@@ -33,8 +33,8 @@ func notFound(errName string, call *tools.Call, abs string) error {
 // similarNames returns up to three entries of dir whose names are close to
 // name: the same ignoring case, the same stem with another extension, or a
 // small edit distance away.
-func similarNames(dir, name string) []string {
-	f, err := os.Open(dir)
+func similarNames(fsys *confine.FS, dir, name string) []string {
+	f, err := fsys.Open(dir)
 	if err != nil {
 		return nil
 	}

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"syscall"
 
+	"github.com/seed-e9b4dba4/dsh/host/confine"
 	"github.com/seed-e9b4dba4/dsh/host/procgroup"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
 )
@@ -78,16 +80,44 @@ func sessionKey(call *tools.Call) string {
 
 func alwaysConcurrent(*tools.Call) bool { return true }
 
-// statRegular stats abs for a tool that needs an existing regular file.
-func statRegular(errName string, call *tools.Call, abs string) (os.FileInfo, error) {
-	fi, err := os.Stat(abs)
+// openRegular opens the existing regular file abs through fsys with flag
+// (os.O_RDONLY, O_WRONLY or O_RDWR) and returns it with what fstat says
+// about it; every later check and access of the call uses this handle.
+func openRegular(errName string, call *tools.Call, fsys *confine.FS, abs string, flag int) (*os.File, os.FileInfo, error) {
+	f, err := fsys.OpenFile(abs, flag)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, notFound(errName, call, abs)
-		}
-		return nil, failf(errName, CodeIO, "cannot access %s: %v", display(call, abs), unwrapPathError(err))
+		return nil, nil, openFailure(errName, call, fsys, abs, err)
 	}
-	return fi, checkRegular(errName, call, abs, fi)
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, failf(errName, CodeIO, "cannot stat %s: %v", display(call, abs), unwrapPathError(err))
+	}
+	if err := checkRegular(errName, call, abs, fi); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
+// openFailure words an error of fsys opening abs.
+func openFailure(errName string, call *tools.Call, fsys *confine.FS, abs string, err error) error {
+	shown := display(call, abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return notFound(errName, call, fsys, abs)
+	case errors.Is(err, syscall.EISDIR):
+		return failf(errName, CodeIsDirectory, "%s is a directory, not a file; use glob (for example pattern \"*\" with path %q) to list its contents", shown, shown)
+	case errors.Is(err, syscall.ENXIO):
+		return failf(errName, CodeNotRegular, "%s is not a regular file (a FIFO or socket without a peer)", shown)
+	case errors.Is(err, confine.ErrEscapes):
+		return failf(errName, CodeOutsideWorkspace, "%s leads outside the workspace through a symbolic link (or ..), which this call was not allowed to follow; pass the path it points to, so the user is asked about that", shown)
+	case errors.Is(err, confine.ErrHardLinked):
+		return failf(errName, CodeOutsideWorkspace, "%s is a hard-linked file, so it may be a file outside the workspace, and was not approved; call again to have the user asked", shown)
+	case errors.Is(err, confine.ErrReplaced):
+		return failf(errName, CodeChangedOnDisk, "%s is no longer the file that was approved (it was replaced since); call again to have the user asked about the file now there", shown)
+	}
+	return failf(errName, CodeIO, "cannot open %s: %v", shown, unwrapPathError(err))
 }
 
 func checkRegular(errName string, call *tools.Call, abs string, fi os.FileInfo) error {

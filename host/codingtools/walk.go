@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	gitignore "github.com/sabhiram/go-gitignore"
+
+	"github.com/seed-e9b4dba4/dsh/host/confine"
 )
 
 // ignoreRule is one pattern line of a .gitignore (or .git/info/exclude),
@@ -38,10 +40,15 @@ func ignored(rules []ignoreRule, path string, isDir bool) bool {
 	return out
 }
 
-// loadIgnoreFile parses one ignore file whose patterns are relative to base.
-// A missing or unreadable file contributes nothing.
-func loadIgnoreFile(file, base string) []ignoreRule {
-	b, err := os.ReadFile(file)
+// maxIgnoreFileBytes bounds the size of one ignore file; a larger one is
+// not a real .gitignore and contributes nothing.
+const maxIgnoreFileBytes = 1 << 20
+
+// loadIgnoreFile parses one ignore file, read through fsys, whose patterns
+// are relative to base. A missing, unreadable or oversized file contributes
+// nothing.
+func loadIgnoreFile(fsys *confine.FS, file, base string) []ignoreRule {
+	b, err := fsys.ReadFile(file, maxIgnoreFileBytes)
 	if err != nil {
 		return nil
 	}
@@ -71,10 +78,14 @@ func loadIgnoreFile(file, base string) []ignoreRule {
 // every .gitignore from the enclosing repository's top down to root's
 // parent, and the repository's .git/info/exclude. If those rules ignore root
 // itself, the caller asked for an ignored directory explicitly and gets none.
-func ancestorRules(root string) []ignoreRule {
+func ancestorRules(fsys *confine.FS, root string) []ignoreRule {
 	if _, err := os.Lstat(filepath.Join(root, ".git")); err == nil {
-		return loadIgnoreFile(filepath.Join(root, ".git", "info", "exclude"), root)
+		return loadIgnoreFile(fsys, filepath.Join(root, ".git", "info", "exclude"), root)
 	}
+	// Above the search root the call may have no grant; the rules only
+	// filter what is shown, so they are read as given (without blocking).
+	above := confine.Unrestricted().FS()
+	defer above.Close()
 	var dirs []string
 	top := ""
 	for d := filepath.Dir(root); ; d = filepath.Dir(d) {
@@ -90,9 +101,9 @@ func ancestorRules(root string) []ignoreRule {
 	if top == "" {
 		return nil
 	}
-	rules := loadIgnoreFile(filepath.Join(top, ".git", "info", "exclude"), top)
+	rules := loadIgnoreFile(above, filepath.Join(top, ".git", "info", "exclude"), top)
 	for i := len(dirs) - 1; i >= 0; i-- {
-		rules = append(rules, loadIgnoreFile(filepath.Join(dirs[i], ".gitignore"), dirs[i])...)
+		rules = append(rules, loadIgnoreFile(above, filepath.Join(dirs[i], ".gitignore"), dirs[i])...)
 	}
 	if ignored(rules, root, true) {
 		return nil
@@ -102,16 +113,18 @@ func ancestorRules(root string) []ignoreRule {
 
 // walkFiles calls visit for every non-directory entry under root, in
 // directory order with names sorted, skipping .git directories and whatever
-// the .gitignore files at every level exclude. Symlinks are reported, never
-// followed. Unreadable directories are skipped; ctx ends the walk.
-func walkFiles(ctx context.Context, root string, visit func(path string, d fs.DirEntry) error) error {
+// the .gitignore files at every level exclude. Directories are listed
+// through fsys, so a directory swapped for a link out of the call's root
+// mid-walk is skipped; symlinks are reported, never followed. Unreadable
+// directories are skipped; ctx ends the walk.
+func walkFiles(ctx context.Context, fsys *confine.FS, root string, visit func(path string, d fs.DirEntry) error) error {
 	var walk func(dir string, rules []ignoreRule) error
 	walk = func(dir string, rules []ignoreRule) error {
-		entries, err := os.ReadDir(dir)
+		entries, err := fsys.ReadDir(dir)
 		if err != nil {
 			return nil
 		}
-		rules = append(rules[:len(rules):len(rules)], loadIgnoreFile(filepath.Join(dir, ".gitignore"), dir)...)
+		rules = append(rules[:len(rules):len(rules)], loadIgnoreFile(fsys, filepath.Join(dir, ".gitignore"), dir)...)
 		for _, e := range entries {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -135,5 +148,5 @@ func walkFiles(ctx context.Context, root string, visit func(path string, d fs.Di
 		}
 		return nil
 	}
-	return walk(root, ancestorRules(root))
+	return walk(root, ancestorRules(fsys, root))
 }

@@ -3,12 +3,14 @@ package codingtools
 import (
 	"path/filepath"
 	"testing"
+
+	"github.com/seed-e9b4dba4/dsh/host/confine"
 )
 
 func TestIgnoreRulesFollowGitSemantics(t *testing.T) {
 	root := workspace(t)
 	writeFile(t, filepath.Join(root, ".gitignore"), "*.log\n!important.log\nnode_modules/\ndocs/build\n/only-top\n**/cache\n\\#literal\n")
-	rules := loadIgnoreFile(filepath.Join(root, ".gitignore"), root)
+	rules := loadIgnoreFile(confine.Unrestricted().FS(), filepath.Join(root, ".gitignore"), root)
 	cases := []struct {
 		path  string
 		dir   bool

@@ -81,37 +81,46 @@ func (s *Set) write(_ context.Context, call *tools.Call) (any, error) {
 	}
 	shown := display(call, abs)
 	data := []byte(*a.Content)
-	fi, err := os.Stat(abs)
+	fsys := call.Access.FS()
+	defer fsys.Close()
+	verb := "Wrote"
+	f, err := fsys.OpenFile(abs, os.O_WRONLY)
 	switch {
 	case err == nil:
-		if err := checkRegular(nameWrite, call, abs, fi); err != nil {
+		fi, err := f.Stat()
+		if err == nil {
+			err = checkRegular(nameWrite, call, abs, fi)
+		}
+		if err == nil {
+			err = s.checkFresh(nameWrite, "overwriting", call, abs, fi)
+		}
+		if err != nil {
+			f.Close()
 			return nil, err
 		}
-		if err := s.checkFresh(nameWrite, "overwriting", call, abs, fi); err != nil {
-			return nil, err
-		}
-		if err := overwrite(abs, data); err != nil {
+		if err := f.Truncate(0); err != nil {
+			f.Close()
 			return nil, failf(nameWrite, CodeIO, "cannot write %s: %v", shown, unwrapPathError(err))
 		}
 	case errors.Is(err, fs.ErrNotExist):
-		if err := create(abs, data); err != nil {
+		verb = "Created"
+		if f, err = fsys.Create(abs, 0o644); err != nil {
 			if errors.Is(err, fs.ErrExist) {
 				return nil, failf(nameWrite, CodeChangedOnDisk, "%s was created by someone else meanwhile; read it before overwriting it", shown)
 			}
-			return nil, failf(nameWrite, CodeIO, "cannot create %s: %v", shown, err)
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, failf(nameWrite, CodeIO, "cannot create %s: %v", shown, unwrapPathError(err))
+			}
+			return nil, openFailure(nameWrite, call, fsys, abs, err)
 		}
 	default:
-		return nil, failf(nameWrite, CodeIO, "cannot access %s: %v", shown, unwrapPathError(err))
+		return nil, openFailure(nameWrite, call, fsys, abs, err)
 	}
-	after, err := os.Stat(abs)
+	after, err := writeAll(f, data)
 	if err != nil {
-		return nil, failf(nameWrite, CodeIO, "wrote %s but cannot stat it: %v", shown, unwrapPathError(err))
+		return nil, failf(nameWrite, CodeIO, "cannot write %s: %v", shown, unwrapPathError(err))
 	}
 	s.files.record(sessionKey(call), realPath(abs), after)
-	verb := "Created"
-	if fi != nil {
-		verb = "Wrote"
-	}
 	lines := countLines(*a.Content)
 	return fmt.Sprintf("%s %s (%d %s, %d %s).", verb, shown, lines, plural(lines, "line", "lines"), len(data), plural(len(data), "byte", "bytes")), nil
 }

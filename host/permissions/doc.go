@@ -6,7 +6,8 @@
 // and bash ask), accept-edits (file changes inside the workspace run too;
 // bash asks), read-only (everything but reading, searching and session state
 // is refused), bypass (everything runs). In every mode but bypass a call
-// touching a path outside the session's workspace asks, whatever its effect;
+// touching a path outside the session's workspace (a regular file inside it
+// with more than one hard link counts as outside) asks, whatever its effect;
 // tools with EffectState (todo_write) always run. Protected paths ask in
 // every mode but bypass, even inside the workspace, and no "allow always"
 // answer covers them: a change under a .dsh or .git directory (dsh's project
@@ -15,6 +16,11 @@
 // session logs and index), including a read of a folder that contains it. A call's paths are the
 // locations its definition's PresentCall reports, so a tool opts in to path
 // checks by presenting its paths, which it does for front ends anyway.
+//
+// What is decided is also what the tool may open: the decision carries a
+// confine.Access (each path confined beneath the workspace or a trusted
+// root, or an approved outside path pinned to the file it named when asked)
+// that the pipeline hands the tool as Call.Access.
 //
 // The policy runs as the first tools.Registry PreExecute middleware. When it
 // needs approval it asks the registry's Approver itself, so that an "allow

@@ -29,10 +29,16 @@ func (s *Service) Middleware() hook.Middleware[*tools.Call, tools.PreDecision] {
 			return tools.PreDecision{Kind: tools.Deny, Reason: d.Reason}
 		}
 		down := next(ctx, call)
-		if down.Kind == tools.Deny || d.Kind == tools.Allow {
+		if down.Kind == tools.Deny {
 			return down
 		}
-		return s.approve(ctx, call, d, down)
+		if d.Kind != tools.Allow {
+			down = s.approve(ctx, call, d, down)
+		}
+		// The tool opens exactly what was decided on: the workspace beneath
+		// its root, approved outside files pinned to what was approved.
+		down.Access = d.Access
+		return down
 	}
 }
 

@@ -3,9 +3,9 @@ package permissions
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 
+	"github.com/seed-e9b4dba4/dsh/host/confine"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
 )
 
@@ -45,43 +45,20 @@ func callPaths(call *tools.Call, def *tools.Definition) (paths []string, ok bool
 // within reports whether path is root or inside it, after resolving
 // symlinks in both, so a link inside the workspace pointing elsewhere does
 // not smuggle a path in.
-func within(root, path string) bool {
-	if root == "" || !filepath.IsAbs(path) {
-		return false
-	}
-	r, p := resolve(root), resolve(path)
-	rel, err := filepath.Rel(r, p)
+func within(root, path string) bool { return confine.Within(root, path) }
+
+// resolve evaluates the symlinks of p's longest existing prefix.
+func resolve(p string) string { return confine.Resolve(p) }
+
+// pin grants an outside path as it is when the approval is asked, so that
+// the tool can only open that file. A path that cannot be pinned gets a
+// grant no open satisfies.
+func pin(p string) confine.Grant {
+	g, err := confine.Pin(p)
 	if err != nil {
-		return false
+		return confine.Grant{Path: p, Anchor: p}
 	}
-	return rel == "." || rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
-// resolve evaluates symlinks in the longest existing prefix of p and keeps
-// the rest, so a file about to be created resolves through its directory and
-// a dangling link resolves to where it points.
-func resolve(p string) string { return resolveDepth(p, 0) }
-
-func resolveDepth(p string, depth int) string {
-	p = filepath.Clean(p)
-	rest := ""
-	for {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			return filepath.Join(r, rest)
-		}
-		if target, err := os.Readlink(p); err == nil && depth < 40 {
-			if !filepath.IsAbs(target) {
-				target = filepath.Join(filepath.Dir(p), target)
-			}
-			return filepath.Join(resolveDepth(target, depth+1), rest)
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return filepath.Join(p, rest)
-		}
-		rest = filepath.Join(filepath.Base(p), rest)
-		p = parent
-	}
+	return g
 }
 
 // hardLinked reports whether p is an existing regular file with more than

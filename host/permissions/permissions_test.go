@@ -445,10 +445,11 @@ func TestAPanickingApproverIsAnErrorResult(t *testing.T) {
 	}
 }
 
-// TestHardLinkedFileInsideTheWorkspaceAsksBeforeAWrite pins that a file
-// sharing its inode with a file outside the workspace is not silently
-// writable in accept-edits, while reading it stays free.
-func TestHardLinkedFileInsideTheWorkspaceAsksBeforeAWrite(t *testing.T) {
+// TestHardLinkedFileInsideTheWorkspaceCountsAsOutside pins that a file
+// sharing its inode with a file outside the workspace is neither silently
+// writable in accept-edits nor silently readable: either would reach the
+// outside file.
+func TestHardLinkedFileInsideTheWorkspaceCountsAsOutside(t *testing.T) {
 	f := newFixture(t, ModeAcceptEdits)
 	outside := filepath.Join(f.out, "secret.txt")
 	if err := os.WriteFile(outside, []byte("outside"), 0o600); err != nil {
@@ -460,13 +461,86 @@ func TestHardLinkedFileInsideTheWorkspaceAsksBeforeAWrite(t *testing.T) {
 	if d := f.svc.Decide(f.call("writer", "linked.txt"), fakeTool("writer", tools.EffectWrite)); d.Kind != tools.Ask || len(d.Outside) != 1 {
 		t.Errorf("write to a hard-linked file: %+v, want ask", d)
 	}
-	if d := f.svc.Decide(f.call("reader", "linked.txt"), fakeTool("reader", tools.EffectRead)); d.Kind != tools.Allow {
-		t.Errorf("read of a hard-linked file: %+v, want allow", d)
+	if d := f.svc.Decide(f.call("reader", "linked.txt"), fakeTool("reader", tools.EffectRead)); d.Kind != tools.Ask || len(d.Outside) != 1 {
+		t.Errorf("read of a hard-linked file: %+v, want ask", d)
 	}
 	if err := os.WriteFile(filepath.Join(f.ws, "plain.txt"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if d := f.svc.Decide(f.call("writer", "plain.txt"), fakeTool("writer", tools.EffectWrite)); d.Kind != tools.Allow {
 		t.Errorf("write to a plain file: %+v, want allow", d)
+	}
+}
+
+// swappingApprover approves, but while the user "looks" the approved file
+// is replaced by another one.
+type swappingApprover struct {
+	path, with string
+}
+
+func (s swappingApprover) Approve(context.Context, *tools.Call, string) (string, error) {
+	if err := os.Rename(s.with, s.path); err != nil {
+		return "", err
+	}
+	return tools.AllowedOnce, nil
+}
+
+// TestTheApprovalIsOfTheFileFinallyOpened pins that an approved outside
+// path reaches the tool pinned to the file the approval was asked about:
+// the same file opens, a file swapped in meanwhile is refused, and a path
+// inside the workspace is confined beneath it.
+func TestTheApprovalIsOfTheFileFinallyOpened(t *testing.T) {
+	f := newFixture(t, ModeDefault)
+	var opened []string
+	opener := fakeTool("opener", tools.EffectRead)
+	opener.Execute = func(_ context.Context, call *tools.Call) (any, error) {
+		var a struct{ Path string }
+		_ = json.Unmarshal(call.Args, &a)
+		p := a.Path
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(call.Cwd, p)
+		}
+		fsys := call.Access.FS()
+		defer fsys.Close()
+		b, err := fsys.ReadFile(p, 1<<10)
+		if err != nil {
+			return nil, err
+		}
+		opened = append(opened, string(b))
+		return string(b), nil
+	}
+	if _, err := f.reg.Register(opener); err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(f.out, "approved.txt")
+	other := filepath.Join(f.out, "other.txt")
+	for p, c := range map[string]string{secret: "approved", other: "swapped in", filepath.Join(f.ws, "in.txt"): "inside"} {
+		if err := os.WriteFile(p, []byte(c), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(f.out, filepath.Join(f.ws, "out-link")); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Cleanup(f.reg.SetApprover(&fakeApprover{outcome: tools.AllowedOnce}))
+	if r := f.run("opener", secret); r.IsError || resultText(r) != "approved" {
+		t.Fatalf("approved read: %q", resultText(r))
+	}
+	if r := f.run("opener", "in.txt"); r.IsError || resultText(r) != "inside" {
+		t.Fatalf("inside read: %q", resultText(r))
+	}
+	// A link out is outside: it asks, and once approved reads the target.
+	if r := f.run("opener", "out-link/approved.txt"); r.IsError || resultText(r) != "approved" {
+		t.Fatalf("approved read through a link: %q", resultText(r))
+	}
+
+	t.Cleanup(f.reg.SetApprover(swappingApprover{path: secret, with: other}))
+	r := f.run("opener", secret)
+	if !r.IsError || !strings.Contains(resultText(r), "no longer the file that was approved") {
+		t.Fatalf("read of a file replaced during the approval: %v %q", r.IsError, resultText(r))
+	}
+	if len(opened) != 3 {
+		t.Fatalf("opened %q", opened)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/seed-e9b4dba4/dsh/host/confine"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
 )
 
@@ -19,15 +20,23 @@ type Decision struct {
 	// Service.Protect): no earlier "allow always" answer covers it, and an
 	// "allow always" answer to it is taken as "allow once".
 	Protected bool
+	// Access is how the tool may reach the call's paths if it runs.
+	Access *confine.Access
 }
 
 // Decide applies the session's mode to call, whose definition is def.
 func (s *Service) Decide(call *tools.Call, def *tools.Definition) Decision {
 	mode := s.Mode(sessionID(call))
 	if mode == ModeBypass || def.Effect == tools.EffectState {
-		return Decision{Kind: tools.Allow}
+		return Decision{Kind: tools.Allow, Access: confine.Unrestricted()}
 	}
-	outside, problem := s.outside(call, def)
+	outside, access, problem := s.outside(call, def)
+	d := s.decide(call, def, mode, outside, problem)
+	d.Access = access
+	return d
+}
+
+func (s *Service) decide(call *tools.Call, def *tools.Definition, mode Mode, outside []string, problem string) Decision {
 	if def.Effect == tools.EffectWrite && mode == ModeReadOnly {
 		return readOnlyDenial(call.Name)
 	}
@@ -66,13 +75,17 @@ func (s *Service) Decide(call *tools.Call, def *tools.Definition) Decision {
 }
 
 // outside returns the call's paths outside the workspace (reads may also use
-// trusted roots). A definition whose presentation fails reports a reason
-// instead, and the call is treated as unknown territory.
-func (s *Service) outside(call *tools.Call, def *tools.Definition) (paths []string, problem string) {
+// trusted roots) and the access the tool gets to all of them: confined
+// beneath the workspace or a trusted root, or pinned to the file found now.
+// A definition whose presentation fails reports a reason instead, and the
+// call is treated as unknown territory.
+func (s *Service) outside(call *tools.Call, def *tools.Definition) (paths []string, access *confine.Access, problem string) {
 	all, ok := callPaths(call, def)
 	if !ok {
-		return nil, fmt.Sprintf("the paths of this %s call could not be determined", call.Name)
+		return nil, confine.Grants(), fmt.Sprintf("the paths of this %s call could not be determined", call.Name)
 	}
+	var grants []confine.Grant
+	defer func() { access = confine.Grants(grants...) }()
 	var roots []string
 	if def.Effect == tools.EffectRead {
 		roots = s.trustedRoots()
@@ -81,24 +94,31 @@ func (s *Service) outside(call *tools.Call, def *tools.Definition) (paths []stri
 		if within(call.Cwd, p) {
 			// A file with other hard links may be the same inode as a file
 			// outside the workspace (a package store, a planted link):
-			// changing it changes that file too, so a write asks.
-			if def.Effect != tools.EffectRead && hardLinked(p) {
+			// reading it reads that file, changing it changes that file too,
+			// so it counts as outside.
+			if hardLinked(p) {
 				paths = append(paths, p+" (a hard-linked file, possibly shared with paths outside the workspace)")
+				grants = append(grants, pin(p))
+				continue
 			}
+			grants = append(grants, confine.Beneath(p, call.Cwd))
 			continue
 		}
-		trusted := false
+		trusted := ""
 		for _, r := range roots {
 			if within(r, p) {
-				trusted = true
+				trusted = r
 				break
 			}
 		}
-		if !trusted {
-			paths = append(paths, p)
+		if trusted != "" {
+			grants = append(grants, confine.Beneath(p, trusted))
+			continue
 		}
+		paths = append(paths, p)
+		grants = append(grants, pin(p))
 	}
-	return paths, ""
+	return paths, access, ""
 }
 
 func readOnlyDenial(tool string) Decision {
