@@ -11,10 +11,11 @@ func newIndexRebuildCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "rebuild",
 		Short: "Rebuild the search index from the session logs",
-		Long: `Discard everything the index holds and index every session log again, with
-a progress bar on a terminal (a line every tenth otherwise). Other dsh
-processes sharing the index keep working and see the result. Interrupt it at
-any time: what was indexed stays, and the next search finishes the job.`,
+		Long: `Index every session log again from nothing, with a progress bar on a
+terminal (a line every tenth otherwise). The new index is built beside the
+old one and swapped in when complete: other dsh processes sharing it keep
+searching the old one meanwhile and then see the result. Interrupt it at any
+time: the old index stays as it was.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			env, err := g.openQuery()

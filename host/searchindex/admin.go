@@ -5,7 +5,11 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
+	"time"
+
+	sqlite "modernc.org/sqlite"
 
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 )
@@ -91,9 +95,140 @@ func (ix *Index) lag(ctx context.Context) (int, error) {
 	return n + len(indexed), nil
 }
 
-// Rebuild discards everything the index holds and indexes every persisted
-// log again, reporting sessions examined out of the total as it goes.
+// Rebuild indexes every persisted log again from nothing, reporting
+// sessions examined out of the total as it goes. A file index is built
+// beside the old one (a temporary database next to it, on no lock of the
+// old one) and then copied over it in one SQLite transaction, so every
+// process keeps searching the old index until the new one is complete, and
+// an interrupted rebuild leaves the old index as it was.
 func (ix *Index) Rebuild(ctx context.Context, progress func(done, total int)) error {
+	if ix.cfg.Path == MemoryPath {
+		return ix.rebuildInPlace(ctx, progress)
+	}
+	tmp, err := ix.buildBeside(ctx, progress)
+	if tmp != "" {
+		defer removeDatabase(tmp)
+	}
+	if err != nil {
+		return err
+	}
+	if err := ix.begin(ctx); err != nil {
+		return err
+	}
+	defer ix.queue.release()
+	if err := ix.swapIn(ctx, tmp); err != nil {
+		return ix.reconcileFailed(ctx, err)
+	}
+	// Catch up with what changed while the new index was built.
+	_, err = ix.reconcile(ctx, nil)
+	return err
+}
+
+// staleRebuildAge is how old a leftover temporary rebuild file (of a
+// rebuild that crashed) must be before another rebuild removes it.
+const staleRebuildAge = 24 * time.Hour
+
+// buildBeside builds a complete new index in a temporary file next to the
+// configured one and returns its path.
+func (ix *Index) buildBeside(ctx context.Context, progress func(done, total int)) (string, error) {
+	dir, base := filepath.Split(ix.cfg.Path)
+	if old, err := filepath.Glob(filepath.Join(dir, base+".rebuild-*")); err == nil {
+		for _, p := range old {
+			if fi, err := os.Stat(p); err == nil && time.Since(fi.ModTime()) > staleRebuildAge {
+				_ = os.Remove(p)
+			}
+		}
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", indexFailed(err, "session-search index rebuild failed: %s", err.Error())
+	}
+	f, err := os.CreateTemp(dir, base+".rebuild-*")
+	if err != nil {
+		return "", indexFailed(err, "session-search index rebuild failed: %s", err.Error())
+	}
+	tmp := f.Name()
+	f.Close()
+	cfg := ix.cfg
+	cfg.Path, cfg.OpenAt = tmp, OpenAtFirstSearch
+	fresh, err := New(cfg, ix.svc, Options{Log: ix.log, Notice: ix.notice})
+	if err != nil {
+		return tmp, err
+	}
+	err = fresh.Update(ctx, progress)
+	if err == nil {
+		// Cursors minted on the old index must go stale on the new one:
+		// its generation starts past the old one's.
+		err = fresh.raiseGeneration(ctx, ix)
+	}
+	return tmp, errors.Join(err, fresh.Close())
+}
+
+// raiseGeneration moves this (new) index's generation past old's.
+func (ix *Index) raiseGeneration(ctx context.Context, old *Index) error {
+	if err := old.begin(ctx); err != nil {
+		return err
+	}
+	var gen int64
+	err := old.db.conn.QueryRowContext(ctx, `SELECT global_generation FROM search_state WHERE singleton = 1`).Scan(&gen)
+	old.queue.release()
+	if err != nil {
+		return old.reconcileFailed(ctx, err)
+	}
+	if err := ix.begin(ctx); err != nil {
+		return err
+	}
+	defer ix.queue.release()
+	_, err = ix.db.conn.ExecContext(ctx, `UPDATE search_state SET global_generation = global_generation + ? + 1 WHERE singleton = 1`, gen)
+	return err
+}
+
+// swapIn copies the database at tmp over the open one with SQLite's
+// backup API: one write transaction on the real file, so readers of other
+// processes see the old index or the new one, never a mix, and the WAL and
+// locks stay SQLite's.
+func (ix *Index) swapIn(ctx context.Context, tmp string) error {
+	type restorer interface {
+		NewRestore(srcURI string) (*sqlite.Backup, error)
+	}
+	ctx = context.WithoutCancel(ctx) // a started copy runs to its end
+	err := ix.db.conn.Raw(func(dc any) error {
+		r, ok := dc.(restorer)
+		if !ok {
+			return errors.New("the SQLite driver cannot restore a backup")
+		}
+		b, err := r.NewRestore("file:" + uriEscape(tmp))
+		if err != nil {
+			return err
+		}
+		for {
+			more, err := b.Step(-1)
+			if err != nil {
+				return errors.Join(err, b.Finish())
+			}
+			if !more {
+				return b.Finish()
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := ix.db.conn.ExecContext(ctx, `DROP TABLE IF EXISTS live_fts; DROP TABLE IF EXISTS live_docs; DROP TABLE IF EXISTS live_sessions;`+tempSchema); err != nil {
+		return err
+	}
+	if ident, size, err := identify(ix.db.path); err == nil {
+		ix.db.ident, ix.db.minSize = ident, size
+	}
+	ix.live = map[string]liveRow{}
+	ix.seenBinding = false
+	ix.listed = true // the new index was listed in full moments ago
+	ix.memGen++
+	return ix.loadGeneration(ctx)
+}
+
+// rebuildInPlace is Rebuild for an in-memory index, which no other
+// process shares.
+func (ix *Index) rebuildInPlace(ctx context.Context, progress func(done, total int)) error {
 	if err := ix.begin(ctx); err != nil {
 		return err
 	}
@@ -105,6 +240,8 @@ func (ix *Index) Rebuild(ctx context.Context, progress func(done, total int)) er
 			`DROP TABLE IF EXISTS persisted_docs`,
 			`DROP TABLE IF EXISTS persisted_sessions`,
 			`DROP TABLE IF EXISTS pending_sessions`,
+			`DROP TABLE IF EXISTS open_writers`,
+			`DROP TABLE IF EXISTS workspace_dirs`,
 			`DROP TABLE IF EXISTS live_fts`,
 			`DROP TABLE IF EXISTS live_docs`,
 			`DROP TABLE IF EXISTS live_sessions`,

@@ -129,10 +129,23 @@ func (ix *Index) scanDirs(ctx context.Context, d *drift, add func(string)) error
 			add(id)
 		}
 	}
-	if changed {
-		d.stamps = trustedStamps(stamps)
+	if trusted := trustedStamps(stamps); changed && !sameStamps(trusted, stored) {
+		d.stamps = trusted
 	}
 	return nil
+}
+
+// sameStamps reports whether the stamps to store are the stored ones.
+func sameStamps(stamps []store.DirStamp, stored map[string]int64) bool {
+	if len(stamps) != len(stored) {
+		return false
+	}
+	for _, s := range stamps {
+		if m, ok := stored[s.Name]; !ok || m != s.ModTime {
+			return false
+		}
+	}
+	return true
 }
 
 // trustedStamps drops the stamps too recent to trust (see racyWindow), so

@@ -254,3 +254,42 @@ func TestSchemaMigrationIsAnnouncedAndRebuilds(t *testing.T) {
 		t.Errorf("notices = %q", notices)
 	}
 }
+
+// Rebuild builds beside the old index: another process searching during
+// the build sees the old index whole, and afterwards the new one.
+func TestRebuildKeepsTheOldIndexUntilTheNewOneIsComplete(t *testing.T) {
+	f := newFixture(t)
+	for i, id := range []string{"a", "b", "c"} {
+		f.persist(hdr(id, int64(i)), texts("needle "+id))
+	}
+	f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
+	other := f.newIndex(f.cfg)
+	during := 0
+	err := f.ix.Rebuild(context.Background(), func(done, total int) {
+		p, err := other.SearchSessions(context.Background(), sessionquery.SessionSearchRequest{Query: "needle"})
+		if err != nil {
+			t.Errorf("a search during the rebuild: %v", err)
+			return
+		}
+		during = max(during, len(p.Items))
+		if len(p.Items) != 3 {
+			t.Errorf("a search during the rebuild (%d/%d) found %v", done, total, sessionIDs(p))
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if during != 3 {
+		t.Errorf("no search ran during the rebuild (%d)", during)
+	}
+	f.persist(hdr("d", 4), texts("needle d"))
+	for _, ix := range []*Index{f.ix, other} {
+		p, err := ix.SearchSessions(context.Background(), sessionquery.SessionSearchRequest{Query: "needle"})
+		if err != nil || len(p.Items) != 4 {
+			t.Errorf("after the rebuild: %v, %v", sessionIDs(p), err)
+		}
+	}
+	if left, _ := filepath.Glob(f.cfg.Path + ".rebuild-*"); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}

@@ -111,7 +111,7 @@ func openOnce(ctx context.Context, cfg Config) (_ *database, err error) {
 	if d.conn, err = d.pool.Conn(ctx); err != nil {
 		return nil, err
 	}
-	stale, err := d.checkOwnership(ctx, cfg.Path)
+	stale, complete, err := d.checkOwnership(ctx, cfg.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -124,8 +124,13 @@ func openOnce(ctx context.Context, cfg Config) (_ *database, err error) {
 	if err := d.configure(ctx, cfg.JournalMode); err != nil {
 		return nil, err
 	}
-	if err := d.createSchema(ctx); err != nil {
-		return nil, err
+	// An index already at this schema is opened without writing: a
+	// command that only reads (status, list) then costs no commit and no
+	// checkpoint when it closes.
+	if stale || !complete {
+		if err := d.createSchema(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if err := d.quickCheck(ctx); err != nil {
 		return nil, err
@@ -195,12 +200,13 @@ func checkHeader(path string) (ours, short bool, err error) {
 }
 
 // checkOwnership applies the refusal rules on the open file and reports
-// whether a file of ours carries another schema version.
-func (d *database) checkOwnership(ctx context.Context, path string) (stale bool, err error) {
+// whether a file of ours carries another schema version (stale) or already
+// holds every table of this one (complete).
+func (d *database) checkOwnership(ctx context.Context, path string) (stale, complete bool, err error) {
 	// One read transaction, so a process creating the schema right now is
 	// seen either not at all or completely.
 	if _, err := d.conn.ExecContext(ctx, `BEGIN`); err != nil {
-		return false, err
+		return false, false, err
 	}
 	defer func() {
 		if _, rerr := d.conn.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`); err == nil && rerr != nil {
@@ -209,25 +215,25 @@ func (d *database) checkOwnership(ctx context.Context, path string) (stale bool,
 	}()
 	var appID, version int64
 	if err := d.conn.QueryRowContext(ctx, `PRAGMA application_id`).Scan(&appID); err != nil {
-		return false, err
+		return false, false, err
 	}
 	if err := d.conn.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
-		return false, err
+		return false, false, err
 	}
 	tables, err := d.userTables(ctx)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	if path == "" {
 		path = MemoryPath
 	}
 	switch {
 	case appID != 0 && appID != applicationID:
-		return false, fmt.Errorf("session-search database at %q belongs to another application", path)
+		return false, false, fmt.Errorf("session-search database at %q belongs to another application", path)
 	case appID == 0 && len(tables) > 0:
-		return false, fmt.Errorf("session-search database at %q is not an empty or recognized derived index", path)
+		return false, false, fmt.Errorf("session-search database at %q is not an empty or recognized derived index", path)
 	case appID == 0:
-		return false, nil
+		return false, false, nil
 	}
 	var unknown []string
 	for _, t := range tables {
@@ -236,20 +242,23 @@ func (d *database) checkOwnership(ctx context.Context, path string) (stale bool,
 		}
 	}
 	if len(unknown) > 0 {
-		return false, fmt.Errorf("session-search database at %q has unrecognized user tables: %s", path, strings.Join(unknown, ", "))
+		return false, false, fmt.Errorf("session-search database at %q has unrecognized user tables: %s", path, strings.Join(unknown, ", "))
 	}
 	if version != schemaVersion {
-		return true, nil
+		return true, false, nil
 	}
 	var form sql.NullInt64
 	err = d.conn.QueryRowContext(ctx, `SELECT text_form FROM search_state WHERE singleton = 1`).Scan(&form)
 	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
+		return false, false, nil
 	}
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
-	return form.Valid && form.Int64 != textForm, nil
+	if form.Valid && form.Int64 != textForm {
+		return true, false, nil
+	}
+	return false, len(tables) == len(recognizedTables), nil
 }
 
 // userTables lists tables whose names do not GLOB sqlite_* (where _ is a

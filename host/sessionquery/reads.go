@@ -21,11 +21,43 @@ func (s *Service) FilterSessions(ctx context.Context, filters []SessionFilter) (
 		return nil, err
 	}
 	filters = CopySessionFilters(filters)
-	records, err := s.listSessions(ctx)
+	records, err := s.candidates(ctx, filters)
 	if err != nil {
 		return nil, err
 	}
 	return FilterSessionRecords(records, filters)
+}
+
+// candidates is the corpus a filter call needs: with a catalog and an id
+// clause (every authorization check has one), only those ids' catalog
+// rows, in listing order; otherwise the whole corpus.
+func (s *Service) candidates(ctx context.Context, filters []SessionFilter) ([]SessionRecord, error) {
+	c := s.catalog()
+	var ids []string
+	for _, f := range filters {
+		if f.Kind == KindID && (ids == nil || len(f.Values) < len(ids)) {
+			ids = f.Values
+		}
+	}
+	if c == nil || ids == nil {
+		return s.listSessions(ctx)
+	}
+	if len(ids) == 0 {
+		return []SessionRecord{}, cancelled(ctx)
+	}
+	sums, err := c.SummariesOf(ctx, ids)
+	if err != nil {
+		if cause := cancelled(ctx); cause != nil {
+			return nil, cause
+		}
+		return s.listSessions(ctx) // the logs themselves answer
+	}
+	records := make([]SessionRecord, 0, len(sums))
+	for _, sum := range sums {
+		records = append(records, SessionRecord{Header: sum.Header, Live: sum.Live, Persisted: sum.Persisted})
+	}
+	sortNewestFirst(records)
+	return records, nil
 }
 
 // ReadSession returns the whole log of a session after the replay validation

@@ -19,6 +19,8 @@ import (
 // the one before it (Initialize from process start).
 type ColdStart struct {
 	Initialize time.Duration // start to the initialize response
+	List       time.Duration // session/list (first page) answered, when asked
+	Listed     int           // sessions on that first page
 	NewSession time.Duration // session/new answered
 	FirstChunk time.Duration // prompt sent to its first agent_message_chunk
 	// StartToFirstChunk is process start to that first chunk.
@@ -38,6 +40,10 @@ type ColdStartOptions struct {
 	// Prompt also opens a session and sends one prompt; otherwise only
 	// initialize is timed.
 	Prompt bool
+	// List also asks for the first page of session/list right after
+	// initialize (of ListCwd's sessions when set).
+	List    bool
+	ListCwd string
 }
 
 const initializeLine = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false}}}`
@@ -97,6 +103,28 @@ func ACPColdStart(ctx context.Context, o ColdStartOptions) (ColdStart, error) {
 		return fail(err)
 	}
 	s.Initialize = time.Since(start)
+	if o.List {
+		t := time.Now()
+		params := `{}`
+		if o.ListCwd != "" {
+			params = fmt.Sprintf(`{"cwd":%q}`, o.ListCwd)
+		}
+		if err := send(`{"jsonrpc":"2.0","id":9,"method":"session/list","params":` + params + `}`); err != nil {
+			return fail(err)
+		}
+		raw, err := await(r, 9, nil, t)
+		if err != nil {
+			return fail(err)
+		}
+		s.List = time.Since(t)
+		var page struct {
+			Sessions []json.RawMessage `json:"sessions"`
+		}
+		if err := json.Unmarshal(raw, &page); err != nil {
+			return fail(fmt.Errorf("session/list answered %s", raw))
+		}
+		s.Listed = len(page.Sessions)
+	}
 	if o.Prompt {
 		t := time.Now()
 		if err := send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, cwd)); err != nil {

@@ -123,6 +123,10 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if rep.corpus, err = ensureCorpus(ctx, l, o.preset, logf); err != nil {
 		return err
 	}
+	ws, err := ensureWorkspace(ctx, l)
+	if err != nil {
+		return err
+	}
 	logf("building the dsh binary and the TUI benchmark…")
 	dshBin, tuiTest, err := buildBinaries(ctx, root, l.bin)
 	if err != nil {
@@ -158,6 +162,10 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	logf("TUI…")
 	if rep.tui, err = measureTUI(ctx, tuiTest); err != nil {
+		return err
+	}
+	logf("whole-process rows (the built binary, a new process each run)…")
+	if rep.whole, err = measureWhole(ctx, dshBin, l, ws, o.runs, logf); err != nil {
 		return err
 	}
 	var self syscall.Rusage
