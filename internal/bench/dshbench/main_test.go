@@ -104,6 +104,12 @@ func TestReportTable(t *testing.T) {
 		r.rg.Queries[q.Name] = lat(500+f, 600+f)
 		r.tool.Queries = append(r.tool.Queries, toolQuery{query: q, Latency: lat(100*f, 150*f), OutputBytes: 1000 * (i + 1), Header: "Session search results (1):"})
 	}
+	r.whole = wholeResult{Runs: 7, List: lat(21, 25), ListRows: 47, ListAll: lat(30, 41), Status: lat(9, 12), SearchRSS: 40 << 20, ListRSS: 30 << 20,
+		ACPInit: lat(8, 11), ACPList: lat(2, 3), ACPListed: 47, Appended: lat(45, 70), AppendHits: 10, LoadBefore: "1.00 1.10 1.20", LoadAfter: "1.30 1.20 1.20"}
+	for i, q := range queries {
+		f := float64(i + 1)
+		r.whole.Searches = append(r.whole.Searches, wholeSearch{query: q, DSH: lat(10*f, 12*f), RG: lat(250, 270), Hits: 20})
+	}
 	var b strings.Builder
 	r.print(&b)
 	goldie.New(t).Assert(t, "report", []byte(b.String()))

@@ -299,6 +299,13 @@ func (r *report) printWhole(row func(...string)) {
 
 func (r *report) printWholeTargets(row func(...string)) {
 	w := r.whole
+	// A figure that was not measured meets nothing.
+	verdict := func(ok bool) string {
+		if w.Runs == 0 {
+			return "not measured"
+		}
+		return verdict(ok)
+	}
 	row()
 	row("target (issue 15, whole process)", "measured", "", "verdict", "")
 	for _, q := range w.Searches {
