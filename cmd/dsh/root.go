@@ -146,7 +146,53 @@ dsh config show`,
 	for _, newCmd := range commands() {
 		root.AddCommand(newCmd(g))
 	}
+	usageArgs(root)
 	return root
+}
+
+// usageArgs makes every argument-count error of cmd and its subcommands a
+// usage error (exit 2) that says what is missing or extra and shows the
+// command's usage line, instead of cobra's "accepts 1 arg(s)".
+func usageArgs(cmd *cobra.Command) {
+	if check := cmd.Args; check != nil {
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			err := check(c, args)
+			if err == nil {
+				return nil
+			}
+			var ue usageError
+			if errors.As(err, &ue) {
+				return err
+			}
+			return usageError{err: argsError(c, args), cmdPath: c.CommandPath()}
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		usageArgs(sub)
+	}
+}
+
+// argsError words a wrong number of arguments from the command's Use line
+// ("show ID", "search QUERY", "trust [DIR]").
+func argsError(c *cobra.Command, args []string) error {
+	spec := strings.Fields(c.Use)[1:]
+	var required []string
+	for _, s := range spec {
+		if !strings.HasPrefix(s, "[") {
+			required = append(required, s)
+		}
+	}
+	usage := c.CommandPath()
+	if len(spec) > 0 {
+		usage += " " + strings.Join(spec, " ")
+	}
+	if len(args) < len(required) {
+		return fmt.Errorf("%s is missing %s (usage: %s)", c.CommandPath(), strings.Join(required[len(args):], " "), usage)
+	}
+	if len(spec) == 0 {
+		return fmt.Errorf("%s takes no arguments, got %q (usage: %s)", c.CommandPath(), args[0], usage)
+	}
+	return fmt.Errorf("%s got too many arguments, starting at %q; quote a value that has spaces (usage: %s)", c.CommandPath(), args[min(len(spec), len(args)-1)], usage)
 }
 
 // requireSubcommand makes a command that only groups subcommands print its

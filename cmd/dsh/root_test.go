@@ -16,7 +16,7 @@ func TestExitCodes(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{nil, exitUsage, "dsh needs a terminal"},
+		{nil, exitUsage, "the terminal UI needs a terminal"},
 		{[]string{"tui"}, exitUsage, "for scripts run a task headless with dsh run"},
 		{[]string{"--help"}, exitOK, ""},
 		{[]string{"help", "config"}, exitOK, ""},
@@ -28,7 +28,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"config", "bogus"}, exitUsage, `unknown command "bogus" for "dsh config"`},
 		{[]string{"--bogus"}, exitUsage, "unknown flag: --bogus"},
 		{[]string{"config", "show", "--json=maybe"}, exitUsage, "invalid argument"},
-		{[]string{"version", "extra"}, exitError, `unknown command "extra" for "dsh version"`},
+		{[]string{"version", "extra"}, exitUsage, `dsh version takes no arguments, got "extra"`},
 		{[]string{"--profile", "nope", "config", "show"}, exitError, `unknown profile "nope"`},
 		{[]string{"config", "show", "--set", "llm.model"}, exitError, "must have the form key=value"},
 	}
@@ -98,5 +98,27 @@ func TestRunUsesProcessEnvironmentAndDirectory(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q", want)
 		}
+	}
+}
+
+func TestWrongArgumentCountsAreUsageErrorsThatSayWhat(t *testing.T) {
+	s := newSandbox(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sessions", "show"}, "dsh sessions show is missing ID (usage: dsh sessions show ID)"},
+		{[]string{"sessions", "trace", "a", "b"}, `dsh sessions trace got too many arguments, starting at "b"`},
+		{[]string{"sessions", "search"}, "dsh sessions search is missing QUERY"},
+		{[]string{"version", "x"}, `dsh version takes no arguments, got "x"`},
+		{[]string{"sessions", "search", "x", "--type", "bogus"}, `--type "bogus" is not an event type search finds`},
+	} {
+		r := s.exec(execOptions{}, c.args...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, c.want) || r.stdout != "" {
+			t.Errorf("dsh %s: exit %d stdout %q stderr %q, want exit 2 and %q", strings.Join(c.args, " "), r.code, r.stdout, r.stderr, c.want)
+		}
+	}
+	if r := s.exec(execOptions{}, "tui"); r.code != exitUsage || strings.Contains(r.stderr, "dsh: dsh") {
+		t.Errorf("dsh tui without a terminal: exit %d stderr %q", r.code, r.stderr)
 	}
 }

@@ -77,9 +77,9 @@ the rows shown.`,
 			}
 			if len(rows) == 0 {
 				if all {
-					fmt.Fprintln(g.stdout, "No sessions yet.")
+					fmt.Fprintln(g.stderr, "No sessions yet.")
 				} else {
-					fmt.Fprintf(g.stdout, "No sessions in %s. dsh sessions list --all-workspaces shows every workspace.\n", env.cwd)
+					fmt.Fprintf(g.stderr, "No sessions in %s. dsh sessions list --all-workspaces shows every workspace.\n", termtext.Line(env.cwd))
 				}
 				return nil
 			}
@@ -114,7 +114,7 @@ the rows shown.`,
 				return err
 			}
 			if more > 0 {
-				fmt.Fprintf(g.stdout, "… and %d older sessions (--limit 0 lists them all)\n", more)
+				fmt.Fprintf(g.stderr, "… and %s (--limit 0 lists them all)\n", plural(more, "older session", "older sessions"))
 			}
 			return nil
 		},

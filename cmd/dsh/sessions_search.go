@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -76,6 +77,9 @@ progress bar on a terminal.`,
 				for _, t := range types {
 					for _, v := range strings.Split(t, ",") {
 						if v = strings.TrimSpace(v); v != "" {
+							if !slices.Contains(searchableTypes(), v) {
+								return usage(fmt.Errorf("--type %q is not an event type search finds; use one of %s", v, strings.Join(searchableTypes(), ", ")))
+							}
 							values = append(values, v)
 						}
 					}
@@ -126,7 +130,7 @@ progress bar on a terminal.`,
 				if all {
 					scope = "in any workspace"
 				}
-				fmt.Fprintf(g.stdout, "No sessions match %q %s.\n", req.Query, scope)
+				fmt.Fprintf(g.stderr, "No sessions match %q %s.\n", req.Query, termtext.Line(scope))
 				return nil
 			}
 			for i, it := range page.Items {
@@ -146,7 +150,7 @@ progress bar on a terminal.`,
 				fmt.Fprintf(g.stdout, "  %s\n", oneLine(m.Snippet, 400))
 			}
 			if page.NextCursor != nil {
-				fmt.Fprintf(g.stdout, "\nMore sessions match; raise --limit (at most %d) or narrow the query.\n", env.cfg.SessionQuery.MaxLimit)
+				fmt.Fprintf(g.stderr, "More sessions match; raise --limit (at most %d) or narrow the query.\n", env.cfg.SessionQuery.MaxLimit)
 			}
 			return nil
 		},
@@ -158,6 +162,15 @@ progress bar on a terminal.`,
 	cmd.Flags().StringSliceVar(&types, "type", nil, "only events of these types (repeatable, comma-separated)")
 	cmd.Flags().IntVar(&limit, "limit", 20, "show at most this many sessions")
 	return cmd
+}
+
+// searchableTypes are the event types whose text the index holds
+// (sessionquery.ExtractText), the values --type accepts.
+func searchableTypes() []string {
+	return []string{
+		session.TypeUserMessage, session.TypeAssistantMessage, session.TypeToolCall, session.TypeToolResult,
+		session.TypeTodoWrite, session.TypeTurnEnd,
+	}
 }
 
 var agePattern = regexp.MustCompile(`^(\d+)([smhdw])$`)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/seed-e9b4dba4/dsh/host/prompt"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 	"github.com/seed-e9b4dba4/dsh/host/termtext"
@@ -109,11 +110,13 @@ func writeTranscript(w io.Writer, snap sessionquery.LogSnapshot, full bool) erro
 		case session.TypeTurnStart:
 			var t session.TurnStart
 			if e.DecodeData(&t) == nil {
-				fmt.Fprintf(w, "\n── turn %d · %s ──\n", t.Turn+1, formatTime(e.Time))
+				fmt.Fprintf(w, "\n── turn %d · %s ──\n", t.Turn, formatTime(e.Time))
 			}
 		case session.TypeUserMessage:
 			var m session.Message
-			if e.DecodeData(&m) != nil {
+			if e.DecodeData(&m) != nil || isRuntimeContext(m) {
+				// The runtime context (workspace, date, mode) is for the
+				// model; --events shows it.
 				continue
 			}
 			label := "You"
@@ -181,6 +184,18 @@ func writeTranscript(w io.Writer, snap sessionquery.LogSnapshot, full bool) erro
 		}
 	}
 	return nil
+}
+
+// isRuntimeContext reports the message the prompt registry adds for the
+// model each turn.
+func isRuntimeContext(m session.Message) bool {
+	if m.SourceKind() != session.SourcePlugin {
+		return false
+	}
+	var src struct {
+		Plugin string `json:"plugin"`
+	}
+	return json.Unmarshal(m.Source, &src) == nil && src.Plugin == prompt.PluginName
 }
 
 // block prints a labelled text, indented; limit > 0 keeps that many lines.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/store"
+	"github.com/seed-e9b4dba4/dsh/internal/fakellm"
 )
 
 // baseMs is a fixed session time: 2025-06-15T10:00:00Z.
@@ -54,7 +55,7 @@ func (b logBuilder) add(h session.Header, minute int, turns ...turn) {
 		events = append(events, e)
 	}
 	for i, tr := range turns {
-		add(session.TypeTurnStart, session.TurnStart{Turn: i})
+		add(session.TypeTurnStart, session.TurnStart{Turn: i + 1})
 		add(session.TypeUserMessage, session.Message{Role: session.RoleUser, Content: []session.ContentBlock{session.TextBlock(tr.prompt)}, Source: session.UserSource, ID: "u"})
 		add(session.TypeStepStart, session.StepBoundary{Turn: i})
 		add(session.TypeAssistantMessage, session.AssistantMessage{Turn: i, Message: session.Message{Role: session.RoleAssistant,
@@ -136,7 +137,7 @@ func TestSessionsListShowsThisWorkspaceNewestFirst(t *testing.T) {
 	}
 	limited := s.run("sessions", "list", "--limit", "1")
 	wantOK(t, limited)
-	if !strings.Contains(limited.stdout, "1 older sessions") {
+	if !strings.Contains(limited.stderr, "1 older session") {
 		t.Errorf("--limit 1:\n%s", limited.stdout)
 	}
 }
@@ -146,7 +147,7 @@ func TestSessionsListSaysWhenAWorkspaceHasNone(t *testing.T) {
 	s.logs().add(elsewhere("remote"), 0, turn{prompt: "hello", reply: "hi"})
 	r := s.run("sessions", "list")
 	wantOK(t, r)
-	if !strings.Contains(r.stdout, "No sessions in") || !strings.Contains(r.stdout, "--all-workspaces") {
+	if r.stdout != "" || !strings.Contains(r.stderr, "No sessions in") || !strings.Contains(r.stderr, "--all-workspaces") {
 		t.Errorf("stdout = %q", r.stdout)
 	}
 	if r := s.run("sessions", "list", "--limit", "-1"); r.code != exitUsage {
@@ -210,7 +211,7 @@ func TestSessionsSearchGroupsBySessionWithSnippets(t *testing.T) {
 	}
 	none := s.run("sessions", "search", "nothing-like-this")
 	wantOK(t, none)
-	if !strings.Contains(none.stdout, "No sessions match") {
+	if none.stdout != "" || !strings.Contains(none.stderr, "No sessions match") {
 		t.Errorf("no match: %q", none.stdout)
 	}
 	if r := s.run("sessions", "search", "cache", "--since", "yesterday-ish"); r.code != exitUsage || !strings.Contains(r.stderr, "ISO 8601") {
@@ -362,4 +363,30 @@ func TestSessionsTraceShowsTheLineage(t *testing.T) {
 	if !tr.Complete || len(tr.Descendants) != 2 || tr.Descendants[0].Session.Header.ID != "child" {
 		t.Errorf("json = %+v", tr)
 	}
+}
+
+func TestSessionsShowNumbersTurnsFromOneAndHidesTheRuntimeContext(t *testing.T) {
+	s, _ := runSandbox(t, fakellm.Reply{Text: "hello back"})
+	if r := s.exec(execOptions{}, "run", "hello"); r.code != exitOK {
+		t.Fatalf("run: exit %d stderr %q", r.code, r.stderr)
+	}
+	entries, err := store.New(filepath.Join(s.home, "sessions"), store.Options{}).List(t.Context())
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("want one session: %d (%v)", len(entries), err)
+	}
+	r := s.exec(execOptions{}, "sessions", "show", entries[0].Header.ID)
+	wantOK(t, execResultAsResult(r))
+	if !strings.Contains(r.stdout, "── turn 1 ·") || strings.Contains(r.stdout, "── turn 2") {
+		t.Errorf("the first turn is not turn 1:\n%s", r.stdout)
+	}
+	if strings.Contains(r.stdout, "Context (") || strings.Contains(r.stdout, "Workspace:") {
+		t.Errorf("the runtime context is shown:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stdout, "You:") || !strings.Contains(r.stdout, "hello back") {
+		t.Errorf("the conversation is missing:\n%s", r.stdout)
+	}
+}
+
+func execResultAsResult(r execResult) result {
+	return result{code: r.code, stdout: r.stdout, stderr: r.stderr}
 }

@@ -80,7 +80,7 @@ Try it without an API key: dsh tui --profile demo`,
 }
 
 // errNoTerminal refuses to start the UI without a terminal.
-var errNoTerminal = errors.New("dsh needs a terminal for its interactive UI (stdin and stdout must both be terminals); " +
+var errNoTerminal = errors.New("the terminal UI needs a terminal (stdin and stdout must both be terminals); " +
 	"for scripts run a task headless with dsh run \"task\", for editors use dsh acp, and dsh --help lists every command")
 
 // runTUI runs the terminal UI and, once the terminal is restored, prints
