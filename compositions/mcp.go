@@ -10,6 +10,7 @@ import (
 	"github.com/seed-e9b4dba4/dsh/host/config"
 	"github.com/seed-e9b4dba4/dsh/host/hook"
 	"github.com/seed-e9b4dba4/dsh/host/mcp"
+	"github.com/seed-e9b4dba4/dsh/host/tools"
 )
 
 // mcpHub owns the MCP managers of a runtime's sessions, one per session.
@@ -136,4 +137,29 @@ func (r *Runtime) closeAllMCP() error {
 		errs = append(errs, m.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// ProbeMCP starts the configured MCP servers for a workspace, waits until
+// each is up or failed (bounded by mcp.start_timeout_ms and ctx), and
+// returns their status before stopping them: what dsh mcp list shows.
+func ProbeMCP(ctx context.Context, c *config.Config, cwd, version string) ([]mcp.Status, error) {
+	servers := ConfiguredMCPServers(c)
+	if len(servers) == 0 {
+		return nil, nil
+	}
+	m, err := mcp.Start(mcp.Options{
+		Session:      "probe",
+		Registry:     tools.NewRegistry(nil),
+		Servers:      servers,
+		Dir:          cwd,
+		Version:      version,
+		StartTimeout: time.Duration(c.MCP.StartTimeoutMs) * time.Millisecond,
+		CallTimeout:  time.Duration(c.MCP.CallTimeoutMs) * time.Millisecond,
+	})
+	if err != nil {
+		return nil, err
+	}
+	waitErr := m.Wait(ctx)
+	st := m.Status()
+	return st, errors.Join(waitErr, m.Close())
 }

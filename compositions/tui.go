@@ -40,6 +40,7 @@ func RunTUI(ctx context.Context, r *Runtime, o TUIOptions) (tui.Result, error) {
 		Sessions: r,
 		Tools:    r.Tools,
 		Models:   r.Provider,
+		MCP:      r,
 		Config: tui.Config{
 			ShowReasoning:      r.Config.TUI.ShowReasoning,
 			MaxToolOutputLines: r.Config.TUI.MaxToolOutputLines,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/seed-e9b4dba4/dsh/internal/mcptest"
 	"io"
 	"os"
 	"os/exec"
@@ -17,6 +18,9 @@ import (
 var dshBinary string
 
 func TestMain(m *testing.M) {
+	if mcptest.Serve() {
+		os.Exit(0)
+	}
 	dir, err := os.MkdirTemp("", "dsh-test-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -69,6 +69,7 @@ func commands() []func(*globals) *cobra.Command {
 		newACPCmd,
 		newConfigCmd,
 		newIndexCmd,
+		newMCPCmd,
 		newRunCmd,
 		newSessionsCmd,
 		newTrustCmd,

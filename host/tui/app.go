@@ -57,6 +57,8 @@ type ui struct {
 	overlay []string // open pages above main, innermost last
 	focusOf map[string]tview.Primitive
 	onClose map[string][]func()
+	// mcpShown is the last MCP notice shown per session and server.
+	mcpShown map[string]string
 
 	cur     *binding
 	blank   *transcript // shown while no session is open
@@ -101,6 +103,7 @@ func runUI(ctx context.Context, opts Options, ready func(*ui)) (Result, error) {
 	u := newUI(opts)
 	defer u.cancel()
 	u.attach(first)
+	defer u.watchMCP()()
 	if opts.Warning != "" {
 		u.notice(entryError, "%s", opts.Warning)
 	}

@@ -30,6 +30,7 @@ func commandList() []command {
 		{"mode", "[name]", "choose the permission mode", (*ui).modeCommand},
 		{"title", "<text>", "rename this session", (*ui).titleCommand},
 		{"status", "", "show session details", func(u *ui, _ string) { u.statusCommand() }},
+		{"mcp", "", "show this session's MCP servers and their tools", (*ui).mcpCommand},
 		{"exit", "", "leave dsh (the session stays resumable)", func(u *ui, _ string) { u.exit() }},
 	}
 }

@@ -74,6 +74,7 @@ type Options struct {
 	Tools       *tools.Registry
 	Permissions Permissions // nil: /mode is unavailable
 	Models      Models      // nil: /model accepts ids without a catalog
+	MCP         MCP         // nil: /mcp says MCP is not available
 	Config      Config
 	// Cwd is the workspace new sessions start in (absolute).
 	Cwd string
