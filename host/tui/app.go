@@ -179,6 +179,7 @@ func (u *ui) build() {
 	u.app.SetTitle("dsh")
 	u.app.SetBeforeDrawFunc(func(tcell.Screen) bool {
 		u.layout.ResizeItem(u.plan, u.planRows(), 0)
+		u.fitInput()
 		u.ticking.Store(u.cur != nil && (u.cur.running || u.cur.t.stats.phase != phaseIdle))
 		return false
 	})

@@ -89,3 +89,46 @@ func TestPickSessionOpensTheResumePickerAtStart(t *testing.T) {
 		t.Fatal(out.err)
 	}
 }
+
+func TestEveryNewlineKeyAddsALineAndTheInputShowsItsFirstLine(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		key  tcell.Key
+		r    rune
+		mod  tcell.ModMask
+	}{
+		{"Alt+Enter", tcell.KeyEnter, 0, tcell.ModAlt},
+		{"Shift+Enter", tcell.KeyEnter, 0, tcell.ModShift},
+		{"ESC CR as tmux sends Alt+Enter", tcell.KeyRune, 'm', tcell.ModAlt | tcell.ModCtrl},
+		{"ESC LF", tcell.KeyRune, 'j', tcell.ModAlt | tcell.ModCtrl},
+		{"Ctrl+J as a bare LF", tcell.KeyLF, 0, tcell.ModCtrl},
+		{"Ctrl+J", tcell.KeyCtrlJ, 0, tcell.ModCtrl},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := newScripted()
+			b := newBackend(t, p)
+			d := startUI(t, b, nil)
+			d.waitText("○ ready")
+			d.typeText("alpha")
+			d.keyMod(c.key, c.r, c.mod)
+			d.typeText("beta")
+			d.keyMod(c.key, c.r, c.mod)
+			d.typeText("gamma")
+			screen := d.waitText("gamma")
+			// The input sits right above the status line.
+			if !strings.HasPrefix(row(screen, -4), "alpha") {
+				t.Errorf("the input's first line is not shown above beta and gamma:\n%s", screen)
+			}
+			if !strings.HasPrefix(row(screen, -3), "beta") || !strings.HasPrefix(row(screen, -2), "gamma") {
+				t.Errorf("the input does not show three lines:\n%s", screen)
+			}
+			p.mu.Lock()
+			calls := p.calls
+			p.mu.Unlock()
+			if calls != 0 || strings.Contains(screen, "› alpha") {
+				t.Errorf("%s sent the message", c.name)
+			}
+			d.exit()
+		})
+	}
+}

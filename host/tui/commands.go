@@ -240,7 +240,7 @@ func (u *ui) helpLines() []line {
 	}
 	keys := [][2]string{
 		{"Enter", "send (steers the running turn)"},
-		{"Alt+Enter, Ctrl+J", "new line"},
+		{"Alt+Enter, Shift+Enter, Ctrl+J", "new line"},
 		{"Esc", "cancel the running turn"},
 		{"Ctrl+C twice", "exit"},
 		{"Up, Down", "prompt history"},

@@ -51,15 +51,13 @@ func (u *ui) interrupt() {
 
 func (u *ui) mainKey(ev *tcell.EventKey) *tcell.EventKey {
 	mods := ev.Modifiers()
+	if isNewlineKey(ev) {
+		return tcell.NewEventKey(tcell.KeyEnter, 0, tcell.ModNone)
+	}
 	switch ev.Key() {
 	case tcell.KeyEnter:
-		if mods&(tcell.ModAlt|tcell.ModShift) != 0 {
-			return tcell.NewEventKey(tcell.KeyEnter, 0, tcell.ModNone)
-		}
 		u.submit()
 		return nil
-	case tcell.KeyCtrlJ:
-		return tcell.NewEventKey(tcell.KeyEnter, 0, tcell.ModNone)
 	case tcell.KeyEscape:
 		if u.cur != nil && u.cur.agent.Status() == agent.StatusRunning {
 			u.cancelTurn()
@@ -195,11 +193,41 @@ func (u *ui) historyMove(dir int) {
 
 // inputChanged grows the input with its content.
 func (u *ui) inputChanged() {
-	rows := min(max(strings.Count(u.input.GetText(), "\n")+1, 1), maxInputRows)
+	rows := min(strings.Count(u.input.GetText(), "\n")+1, maxInputRows)
 	if rows != u.inputRow {
 		u.inputRow = rows
 		u.layout.ResizeItem(u.input, rows, 0)
 	}
+}
+
+// fitInput undoes a scroll the input no longer needs: the text area keeps
+// the offset it computed for its old height when it grows, which hid the
+// first lines behind blank rows. Called before every draw.
+func (u *ui) fitInput() {
+	if off, _ := u.input.GetOffset(); off > 0 {
+		if _, _, row, _ := u.input.GetCursor(); row < u.inputRow {
+			u.input.SetOffset(0, 0)
+		}
+	}
+}
+
+// isNewlineKey reports the keys that insert a new line in the input
+// instead of sending: Alt+Enter, Shift+Enter and Ctrl+Enter as terminals
+// with modern key reporting send them, Ctrl+J (a bare LF), and ESC CR or
+// ESC LF, which tmux and many terminals send for Alt+Enter and tcell
+// reports as Alt+Ctrl+M or Alt+Ctrl+J.
+func isNewlineKey(ev *tcell.EventKey) bool {
+	mods := ev.Modifiers()
+	switch ev.Key() {
+	case tcell.KeyEnter:
+		return mods&(tcell.ModAlt|tcell.ModShift|tcell.ModCtrl) != 0
+	case tcell.KeyLF, tcell.KeyCtrlJ, tcell.KeyCtrlM:
+		return true
+	case tcell.KeyRune:
+		r := ev.Rune()
+		return (r == 'm' || r == 'j') && mods&(tcell.ModAlt|tcell.ModCtrl) == tcell.ModAlt|tcell.ModCtrl
+	}
+	return false
 }
 
 // complete finishes a command name on Tab.
