@@ -108,13 +108,47 @@ type approvalDialog struct {
 	bodyRows int
 }
 
+// approvalChoices are the answers, each with a label per width: the
+// dialog uses the longest labels that fit on one row, so Reject is never
+// cut off.
 var approvalChoices = []struct {
-	label, outcome string
-	key            rune
+	labels  [3]string
+	outcome string
+	key     rune
 }{
-	{"Allow once", tools.AllowedOnce, 'y'},
-	{"Allow for this session", tools.AllowedAlways, 'a'},
-	{"Reject", tools.Rejected, 'n'},
+	{[3]string{"Allow once", "Once", "once"}, tools.AllowedOnce, 'y'},
+	{[3]string{"Allow for this session", "This session", "session"}, tools.AllowedAlways, 'a'},
+	{[3]string{"Reject", "Reject", "reject"}, tools.Rejected, 'n'},
+}
+
+// buttonRow lays the choices out in the widest form that fits width.
+func (d *approvalDialog) buttonRow(width int) line {
+	th := d.u.th
+	var row line
+	for form := range 3 {
+		row = nil
+		for i, c := range approvalChoices {
+			st := th.button
+			if i == d.choice {
+				st = th.buttonOn
+			}
+			text := fmt.Sprintf(" %s (%c) ", c.labels[form], c.key)
+			if form == 2 {
+				text = fmt.Sprintf(" %c %s ", c.key, c.labels[form])
+			}
+			row = append(row, span{text, st}, span{" ", th.base})
+		}
+		if cellsWidth(cellsOf(row, th.escape)) <= width+1 {
+			break
+		}
+	}
+	return row
+}
+
+// sessionScope says what "Allow for this session" allows: the grant is
+// per tool, so it covers every later call of this tool, and no other.
+func (d *approvalDialog) sessionScope() string {
+	return fmt.Sprintf("This session (a) allows every later %s call until the session closes, not other tools; protected paths still ask.", d.req.call.Name)
 }
 
 func newApprovalDialog(u *ui, req *approvalReq, waiting int) *approvalDialog {
@@ -137,6 +171,7 @@ func (d *approvalDialog) content(width int) []line {
 	var paras []para
 	paras = append(paras, para{spans: []span{{title, th.bold}, {"  " + call.Name, th.dim}}})
 	paras = append(paras, plainParas(d.req.reason, th.warn, nil, nil)...)
+	paras = append(paras, plainParas(d.sessionScope(), th.dim, nil, nil)...)
 	paras = append(paras, para{})
 	card := &toolCard{name: call.Name, args: call.Arguments, view: view, viewLive: true, resolved: true, status: cardRunning}
 	body := card.body()
@@ -206,15 +241,7 @@ func (d *approvalDialog) Draw(screen tcell.Screen) {
 		more := fmt.Sprintf(" %d/%d · PgUp/PgDn ", min(d.scroll+rows, len(d.body)), len(d.body))
 		drawLine(screen, x+w-len(more), y+rows-1, len(more), line{{more, th.dim.Reverse(true)}})
 	}
-	var buttons line
-	for i, c := range approvalChoices {
-		st := th.button
-		if i == d.choice {
-			st = th.buttonOn
-		}
-		buttons = append(buttons, span{fmt.Sprintf(" %s (%c) ", c.label, c.key), st}, span{"  ", th.base})
-	}
-	drawLine(screen, x, y+h-2, w, buttons)
+	drawLine(screen, x, y+h-2, w, d.buttonRow(w))
 	help := "←/→ choose · Enter confirms · Esc rejects"
 	if d.waiting > 0 {
 		help += fmt.Sprintf(" · %d more waiting", d.waiting)
@@ -260,18 +287,19 @@ func (d *approvalDialog) MouseHandler() func(action tview.MouseAction, event *tc
 		if action != tview.MouseLeftClick {
 			return true, nil
 		}
-		ix, iy, _, h := d.GetInnerRect()
+		ix, iy, w, h := d.GetInnerRect()
 		if y != iy+h-2 {
 			return true, nil
 		}
 		col := ix
-		for _, c := range approvalChoices {
-			w := len(c.label) + 6
-			if x >= col && x < col+w {
+		row := d.buttonRow(w)
+		for i, c := range approvalChoices {
+			bw := cellsWidth(cellsOf(row[2*i:2*i+1], d.u.th.escape))
+			if x >= col && x < col+bw {
 				d.u.answerApproval(c.outcome)
 				return true, nil
 			}
-			col += w + 2
+			col += bw + 1
 		}
 		return true, nil
 	})

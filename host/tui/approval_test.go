@@ -79,3 +79,22 @@ func TestAllowForThisSessionIsNotAskedAgain(t *testing.T) {
 		t.Errorf("asked again after allow for this session:\n%s", screen)
 	}
 }
+
+func TestANarrowApprovalDialogStillShowsRejectAndSaysWhatTheSessionGrantCovers(t *testing.T) {
+	b := newBackend(t, newScripted(
+		toolReply("call_1", "bash", `{"command":"echo approved-output","description":"Print a greeting"}`),
+		textReply("", "All done."),
+	))
+	d := startUI(t, b, func(o *Options) {
+		s := o.Screen.(*sizedScreen)
+		s.w, s.h = 50, 24
+	})
+	d.submit("greet me")
+	screen := d.waitText("Approval needed", "echo approved-output", "This session (a) allows every later")
+	if !strings.Contains(screen, "Reject (n)") && !strings.Contains(screen, "n reject") {
+		t.Errorf("Reject is not shown at 50 columns:\n%s", screen)
+	}
+	d.typeText("n")
+	d.waitText("DENIED", "All done.")
+	d.exit()
+}

@@ -27,7 +27,7 @@ func (u *ui) headerContent(int) ([]span, []span) {
 
 // statusContent is the bottom bar: phase and elapsed time, step and queued
 // messages on the left; tokens, cache, context, model and mode on the right.
-func (u *ui) statusContent(int) ([]span, []span) {
+func (u *ui) statusContent(width int) ([]span, []span) {
 	th := u.th
 	if u.cur == nil {
 		what := "no session"
@@ -62,16 +62,17 @@ func (u *ui) statusContent(int) ([]span, []span) {
 		left = append(left, span{" ○ ready", th.bar})
 	}
 
-	var right []span
-	add := func(s string) {
-		if len(right) > 0 {
-			right = append(right, span{" · ", th.barDim})
-		}
-		right = append(right, span{s, th.bar})
+	// The facts, in display order; on a narrow terminal the ones with the
+	// lowest keep rank go first, so the model and the permission mode stay.
+	type fact struct {
+		text string
+		keep int
 	}
-	add(fmt.Sprintf("↑%s ↓%s", tokens(st.input), tokens(st.output)))
+	var facts []fact
+	add := func(keep int, s string) { facts = append(facts, fact{s, keep}) }
+	add(1, fmt.Sprintf("↑%s ↓%s", tokens(st.input), tokens(st.output)))
 	if rate, ok := st.cacheRate(); ok {
-		add(fmt.Sprintf("cache %d%%", rate))
+		add(0, fmt.Sprintf("cache %d%%", rate))
 	}
 	model, effort := u.cur.agent.Model()
 	window := st.window
@@ -80,18 +81,36 @@ func (u *ui) statusContent(int) ([]span, []span) {
 	}
 	switch {
 	case window > 0:
-		add(fmt.Sprintf("ctx %d%% of %s", st.lastContext*100/window, tokens(window)))
+		add(2, fmt.Sprintf("ctx %d%% of %s", st.lastContext*100/window, tokens(window)))
 	case st.lastContext > 0:
-		add(fmt.Sprintf("ctx %s", tokens(st.lastContext)))
+		add(2, fmt.Sprintf("ctx %s", tokens(st.lastContext)))
 	default:
-		add("ctx unknown")
+		add(2, "ctx unknown")
 	}
-	add(sanitize(model) + effortSuffix(effort))
+	add(4, sanitize(model)+effortSuffix(effort))
 	if u.opts.Permissions != nil {
-		add(string(u.opts.Permissions.Mode(u.cur.agent.ID())))
+		add(5, string(u.opts.Permissions.Mode(u.cur.agent.ID())))
 	}
-	right = append(right, span{" ", th.bar})
-	return left, right
+	build := func(minKeep int) []span {
+		var right []span
+		for _, f := range facts {
+			if f.keep < minKeep {
+				continue
+			}
+			if len(right) > 0 {
+				right = append(right, span{" · ", th.barDim})
+			}
+			right = append(right, span{f.text, th.bar})
+		}
+		return append(right, span{" ", th.bar})
+	}
+	leftW := cellsWidth(cellsOf(left, th.escape))
+	for minKeep := 0; ; minKeep++ {
+		right := build(minKeep)
+		if minKeep >= 4 || leftW+cellsWidth(cellsOf(right, th.escape))+1 <= width {
+			return left, right
+		}
+	}
 }
 
 func formatElapsed(d time.Duration) string {

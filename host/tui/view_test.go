@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -155,5 +156,33 @@ func BenchmarkScrollTenThousandEventSession(b *testing.B) {
 		}
 		v.page(-1)
 		v.Draw(screen)
+	}
+}
+
+func TestANarrowStatusLineKeepsTheModelAndThePermissionMode(t *testing.T) {
+	for _, size := range []struct {
+		w, h  int
+		model string
+	}{{80, 24, "a-rather-long-model-identifier-v4"}, {50, 24, "deepseek-v4-pro"}} {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			p := newScripted(heldReply("Working on it"))
+			b := newBackend(t, p)
+			d := startUI(t, b, func(o *Options) {
+				s := o.Screen.(*sizedScreen)
+				s.w, s.h = size.w, size.h
+			})
+			d.submit("/model " + size.model)
+			d.waitText("model: " + size.model)
+			d.submit("start working")
+			<-p.holding
+			screen := d.waitText("Working on it", "● responding")
+			status := row(screen, -1)
+			if !strings.Contains(status, size.model) || !strings.Contains(status, "default") || !strings.Contains(status, "● responding") {
+				t.Errorf("status line %q lost the model, the mode or the phase", status)
+			}
+			d.key(tcell.KeyEscape)
+			d.waitText("○ ready")
+			d.exit()
+		})
 	}
 }
