@@ -47,6 +47,7 @@ type Index struct {
 	listedNow   bool  // the running reconciliation lists fully
 	verifyAfter int64 // the session key the bounded re-verification continues after
 	forceFull   bool  // the running reconciliation lists everything (Verify)
+	ranked      *rankedSessions
 }
 
 // liveRow is what the overlay holds for one live session.

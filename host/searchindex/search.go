@@ -121,21 +121,9 @@ func (ix *Index) querySessions(ctx context.Context, tx querier, r sessionsReques
 	}
 	match := quoteFTS(r.query)
 	want := offset + int64(r.limit) + 1
-	live, liveStats, err := liveMatches(ctx, tx, match, sp, ep, persistedVisible, 0)
+	merged, err := ix.rankSessions(ctx, tx, rankKey{fingerprint: fp, generation: generation}, match, sp, ep, persistedVisible, want)
 	if err != nil {
 		return sessionquery.SessionSearchPage{}, err
-	}
-	if err := onPersistedScale(ctx, tx, match, live, liveStats); err != nil {
-		return sessionquery.SessionSearchPage{}, err
-	}
-	merged := bestPerSession(live)
-	if persistedVisible {
-		persisted, err := persistedBest(ctx, tx, match, sp, ep, int(want))
-		if err != nil {
-			return sessionquery.SessionSearchPage{}, err
-		}
-		merged = append(merged, persisted...)
-		slices.SortStableFunc(merged, compareSessions)
 	}
 	page := sessionquery.SessionSearchPage{Items: []sessionquery.SessionHit{}}
 	if int64(len(merged)) <= offset {
@@ -257,4 +245,56 @@ func (ix *Index) queryEvents(ctx context.Context, tx querier, r eventsRequest, p
 		page.NextCursor = &next
 	}
 	return page, nil
+}
+
+// rankKey identifies one ranking: the normalized request and the indexed
+// generation it was computed on (the same pair a cursor is bound to).
+type rankKey struct{ fingerprint, generation string }
+
+// rankedSessions is the last ranking computed, kept so the next pages of
+// the same request are cut from it instead of ranked again (the
+// model-facing session_search reads up to five pages in a row).
+type rankedSessions struct {
+	key    rankKey
+	merged []candidate
+	// exact is how many leading entries of merged are the true ranking:
+	// all of them when every persisted match was fetched, else as many as
+	// persisted sessions were fetched (a live session may sort anywhere).
+	exact    int64
+	complete bool
+}
+
+// rankRows is how many sessions a ranking keeps beyond the page asked
+// for: ranking costs the same whether it keeps 21 sessions or 101.
+const rankRows = 101
+
+// rankSessions returns the sessions matching the query, best first, at
+// least want of them when there are that many, from the kept ranking when
+// it answers the same request on the same generation.
+func (ix *Index) rankSessions(ctx context.Context, tx querier, key rankKey, match string, sp, ep predicates, persistedVisible bool, want int64) ([]candidate, error) {
+	if k := ix.ranked; k != nil && k.key == key && (k.complete || want <= k.exact) {
+		return k.merged, nil
+	}
+	live, liveStats, err := liveMatches(ctx, tx, match, sp, ep, persistedVisible, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := onPersistedScale(ctx, tx, match, live, liveStats); err != nil {
+		return nil, err
+	}
+	merged := bestPerSession(live)
+	complete, exact := true, int64(0)
+	if persistedVisible {
+		n := max(want, rankRows)
+		exact = n
+		persisted, err := persistedBest(ctx, tx, match, sp, ep, int(n))
+		if err != nil {
+			return nil, err
+		}
+		complete = int64(len(persisted)) < n
+		merged = append(merged, persisted...)
+		slices.SortStableFunc(merged, compareSessions)
+	}
+	ix.ranked = &rankedSessions{key: key, merged: merged, exact: exact, complete: complete}
+	return merged, nil
 }

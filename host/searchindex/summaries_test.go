@@ -2,6 +2,7 @@ package searchindex
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"reflect"
 	"testing"
@@ -95,5 +96,39 @@ func TestUnreadableLogIsCataloguedAndDoesNotFailSearch(t *testing.T) {
 	sums, err := f.ix.SummariesOf(context.Background(), []string{"bad"})
 	if err != nil || sums["bad"].Unreadable == "" || sums["bad"].Events != 0 {
 		t.Errorf("bad = %+v, %v", sums["bad"], err)
+	}
+}
+
+// Pages cut from the kept ranking are the pages a fresh ranking gives:
+// beyond the kept rows too, and with a live session among the hits.
+func TestPagesOfAKeptRankingMatchOneLargePage(t *testing.T) {
+	f := newFixture(t)
+	for i := range 130 {
+		text := "needle"
+		for range i % 7 {
+			text += " filler"
+		}
+		f.persist(hdr(fmt.Sprintf("s%03d", i), int64(i)), texts(text))
+	}
+	l := f.live(hdr("live", 500), texts("needle filler filler"))
+	defer f.reg.Detach(l)
+	all := f.sessions(sessionquery.SessionSearchRequest{Query: "needle", Limit: intp(100)})
+	rest := f.sessions(sessionquery.SessionSearchRequest{Query: "needle", Limit: intp(100), Cursor: all.NextCursor})
+	want := append(sessionIDs(all), sessionIDs(rest)...)
+	if len(want) != 131 {
+		t.Fatalf("%d hits", len(want))
+	}
+	var got []string
+	var cursor *string
+	for {
+		p := f.sessions(sessionquery.SessionSearchRequest{Query: "needle", Limit: intp(20), Cursor: cursor})
+		got = append(got, sessionIDs(p)...)
+		if p.NextCursor == nil {
+			break
+		}
+		cursor = p.NextCursor
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("paged = %v\nwant    %v", got, want)
 	}
 }

@@ -45,6 +45,8 @@ type options struct {
 	part    string
 	// profile is a directory that receives one CPU profile per part.
 	profile string
+	// wholeOnly builds the index and measures only the whole-process rows.
+	wholeOnly bool
 }
 
 func parseFlags(args []string) (options, error) {
@@ -55,6 +57,7 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.runs, "runs", 21, "measured runs per search (after 2 warm-up runs)")
 	fs.IntVar(&o.acpRuns, "acp-runs", 10, "ACP cold starts per measurement")
 	fs.StringVar(&o.part, "part", "", "run one part and print its result as JSON (internal: the parent re-executes itself with it)")
+	fs.BoolVar(&o.wholeOnly, "whole-only", false, "build the index, then measure only the whole-process rows (the built binary as a user runs it)")
 	fs.StringVar(&o.profile, "cpuprofile", "", "directory that receives a CPU profile of each part (<part>.pprof)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -143,6 +146,9 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		{"reconcile", &rep.reconcile, &rep.rss.reconcile},
 		{"tool", &rep.tool, &rep.rss.tool},
 	} {
+		if o.wholeOnly && p.name != "build" {
+			continue
+		}
 		logf("part %s…", p.name)
 		start := time.Now()
 		rss, err := child(ctx, o, p.name, p.out, stderr)
@@ -151,6 +157,14 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		}
 		*p.rss = rss
 		logf("part %s done in %s (peak RSS %d MB)", p.name, time.Since(start).Round(time.Millisecond), rss>>20)
+	}
+	if o.wholeOnly {
+		logf("whole-process rows (the built binary, a new process each run)…")
+		if rep.whole, err = measureWhole(ctx, dshBin, l, ws, o.runs, logf); err != nil {
+			return err
+		}
+		rep.printWholeOnly(stdout)
+		return nil
 	}
 	logf("rg…")
 	if rep.rg, err = measureRG(ctx, l.sessions, o.runs); err != nil {

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/seed-e9b4dba4/dsh/host/session"
@@ -326,4 +328,18 @@ func (r *report) printWholeTargets(row func(...string)) {
 	row("ACP session/list first page ≤ 10 ms after initialize", ms(w.ACPList.P50), "", verdict(w.ACPList.P50 <= targetACPList), "")
 	row("search after 1,000 appended events ≤ 60 ms and finds them", fmt.Sprintf("%s, %d of 10 found", ms(w.Appended.P50), w.AppendHits), "", verdict(w.Appended.P50 <= targetAppended && w.AppendHits == 10), "")
 	row("search process peak RSS ≤ 80 MB", mb(w.SearchRSS), "", verdict(w.SearchRSS <= targetSearchRSS), "")
+}
+
+// printWholeOnly is the table of a -whole-only run.
+func (r *report) printWholeOnly(w io.Writer) {
+	c := r.corpus
+	fmt.Fprintf(w, "dsh bench · preset %s: %s sessions, %s events, %s of JSONL; index built in %.1f s (%s events/s, %s)\n",
+		r.preset, thousands(int64(c.Sessions)), thousands(int64(c.Events)), mb(c.Bytes),
+		r.build.Seconds, thousands(int64(float64(r.build.Events)/r.build.Seconds)), mb(r.build.SizeBytes))
+	fmt.Fprintln(w, r.machine)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(cells ...string) { fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t") }
+	r.printWhole(row)
+	r.printWholeTargets(row)
+	tw.Flush()
 }
