@@ -207,3 +207,17 @@ func TestTableValue(t *testing.T) {
 		}
 	}
 }
+
+func TestAMistypedDSHVariableIsWarnedAbout(t *testing.T) {
+	s := newSandbox(t)
+	s.env["DSH_LLM_MODLE"] = "deepseek-v4-pro"
+	r := s.exec(execOptions{}, "config", "show")
+	if r.code != exitOK || !strings.Contains(r.stderr, "DSH_LLM_MODLE sets no config key") || !strings.Contains(r.stderr, "did you mean DSH_LLM_MODEL?") {
+		t.Fatalf("exit %d stderr %q", r.code, r.stderr)
+	}
+	delete(s.env, "DSH_LLM_MODLE")
+	s.env["DSH_LLM_MODEL"] = "deepseek-v4-pro"
+	if r := s.exec(execOptions{}, "config", "show"); r.code != exitOK || r.stderr != "" {
+		t.Errorf("a correct variable warned: %q", r.stderr)
+	}
+}

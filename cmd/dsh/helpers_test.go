@@ -60,6 +60,13 @@ func (s *sandbox) run(args ...string) result {
 			v, ok := s.env[name]
 			return v, ok
 		},
+		environ: func() []string {
+			var out []string
+			for k, v := range s.env {
+				out = append(out, k+"="+v)
+			}
+			return out
+		},
 		cwd: s.cwd,
 	}
 	code := execute(context.Background(), args, g)

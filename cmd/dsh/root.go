@@ -36,6 +36,7 @@ type globals struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	env            func(string) (string, bool)
+	environ        func() []string // every NAME=value, for the DSH_* typo check; nil skips it
 	cwd            string // "" means the process working directory
 }
 
@@ -48,6 +49,9 @@ func (g *globals) loadConfig() (*config.Config, error) {
 	}
 	for _, w := range cfg.Warnings() {
 		fmt.Fprintf(g.stderr, "dsh: warning: %s\n", w)
+	}
+	if g.environ != nil {
+		warnUnknownEnv(g.stderr, cfg, g.environ())
 	}
 	return cfg, nil
 }
@@ -82,7 +86,7 @@ func commands() []func(*globals) *cobra.Command {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return execute(ctx, args, &globals{stdin: stdin, stdout: stdout, stderr: stderr, env: os.LookupEnv})
+	return execute(ctx, args, &globals{stdin: stdin, stdout: stdout, stderr: stderr, env: os.LookupEnv, environ: os.Environ})
 }
 
 func execute(ctx context.Context, args []string, g *globals) int {
