@@ -37,7 +37,7 @@ type globals struct {
 	stdout, stderr io.Writer
 	env            func(string) (string, bool)
 	environ        func() []string // every NAME=value, for the DSH_* typo check; nil skips it
-	cwd            string // "" means the process working directory
+	cwd            string          // "" means the process working directory
 }
 
 // loadConfig loads the layered configuration the global flags select and
