@@ -118,7 +118,9 @@ func (c *conn) dial(parent context.Context) (*link, []*sdk.Tool, error) {
 		ToolListChangedHandler:      func(context.Context, *sdk.ToolListChangedRequest) { c.requestRefresh() },
 		ProgressNotificationHandler: c.m.calls.handle,
 	})
-	cs, err := client.Connect(ctx, transport, nil)
+	// The handshake is bounded by ctx; the connection itself (the SSE
+	// stream) lives as long as the manager.
+	cs, err := client.Connect(ctx, lasting{transport, parent}, nil)
 	if err != nil {
 		l.shutdown()
 		return l, nil, c.startError(ctx, parent, err)
@@ -405,6 +407,15 @@ func (l *link) shutdown() {
 		l.proc.stop(stopGrace)
 	}
 }
+
+// lasting connects its transport with a context of its own, so the end of
+// the start timeout does not end an HTTP stream opened during the start.
+type lasting struct {
+	sdk.Transport
+	ctx context.Context
+}
+
+func (t lasting) Connect(context.Context) (sdk.Connection, error) { return t.Transport.Connect(t.ctx) }
 
 // headerTransport adds configured headers to every request.
 type headerTransport struct {

@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -337,6 +338,37 @@ func TestStreamableHTTPServer(t *testing.T) {
 	}
 	if res := f.run(context.Background(), "mcp__web__echo", `{"text":"over http"}`); text(res) != "echo: over http" {
 		t.Fatalf("echo = %+v", res)
+	}
+}
+
+func TestSSEServerWithHeaders(t *testing.T) {
+	var mu sync.Mutex
+	var auth []string
+	h := mcptest.SSEHandler("")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		auth = append(auth, r.Header.Get("Authorization"))
+		mu.Unlock()
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	f := start(t, mcp.Options{
+		Servers: []mcp.Server{{Name: "old", Type: mcp.TransportSSE, URL: srv.URL, Headers: map[string]string{"Authorization": "Bearer ${TOKEN}"}}},
+		Env:     func(k string) (string, bool) { return map[string]string{"TOKEN": "s3cret"}[k], k == "TOKEN" },
+	})
+	st := f.until(t, "old", mcp.StateReady)
+	if st.Transport != mcp.TransportSSE || st.Tools != 6 {
+		t.Fatalf("status = %+v", st)
+	}
+	if res := f.run(context.Background(), "mcp__old__echo", `{"text":"over sse"}`); text(res) != "echo: over sse" {
+		t.Fatalf("echo = %+v", res)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, a := range auth {
+		if a != "Bearer s3cret" {
+			t.Fatalf("a request carried Authorization %q; want the expanded header on every request", a)
+		}
 	}
 }
 

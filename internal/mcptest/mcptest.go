@@ -88,6 +88,12 @@ func Handler(state string) http.Handler {
 	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil)
 }
 
+// SSEHandler serves the same server over the 2024-11-05 SSE transport.
+func SSEHandler(state string) http.Handler {
+	s := NewServer(state, false)
+	return sdk.NewSSEHandler(func(*http.Request) *sdk.Server { return s }, nil)
+}
+
 type echoIn struct {
 	Text string `json:"text" jsonschema:"the text to echo"`
 }
