@@ -44,6 +44,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	restore := opts.Tools.SetApprover(&approver{s: s, next: opts.Tools.Approver()})
 	unhook := opts.Tools.Cleared.Subscribe(s.cleared)
 	unwatch := s.watchMCP()
+	unwrap := opts.Tools.Execute.Use(s.executing)
 
 	filter := &frameFilter{in: in, out: pw, w: w, max: opts.MaxFrameBytes, log: opts.Log, requests: requests}
 	filtered := make(chan struct{})
@@ -65,6 +66,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	requests.wait(ctx)
 	err = s.shutdown()
 	unwatch()
+	unwrap()
 	unhook()
 	restore()
 	_ = pr.Close()

@@ -11,10 +11,10 @@ import (
 // Zed shows command output in a display-only terminal when the client sets
 // clientCapabilities._meta.terminal_output: the tool_call carries a
 // terminal content block and _meta.terminal_info, output arrives in
-// _meta.terminal_output and the end in _meta.terminal_exit (the convention
-// of Zed's own agents; it is not in the ACP schema). Other clients get the
-// output as a fenced console block. Commands still run in dsh, never in the
-// editor.
+// _meta.terminal_output (live while it runs, see live.go) and the end in
+// _meta.terminal_exit (the convention of Zed's own agents; it is not in the
+// ACP schema). Other clients get the output as a fenced console block, its
+// tail live while it runs. Commands still run in dsh, never in the editor.
 
 // terminalCard adds the terminal to a command's tool_call.
 func terminalCard(tc *sdk.SessionUpdateToolCall, id, cwd string) {
@@ -25,8 +25,9 @@ func terminalCard(tc *sdk.SessionUpdateToolCall, id, cwd string) {
 // markerRE matches the bash tool's closing markers.
 var markerRE = regexp.MustCompile(`(?m)^\[(exit code: (-?\d+)|killed by signal: (\S+)|timed out after \d+ms)\]\s*$`)
 
-// terminalResult is the output and exit updates of a finished command.
-func terminalResult(id string, status sdk.ToolCallStatus, output string) []sdk.SessionUpdate {
+// terminalResult is the output and exit updates of a finished command;
+// only the exit when its output was streamed while it ran.
+func terminalResult(id string, status sdk.ToolCallStatus, output string, streamed bool) []sdk.SessionUpdate {
 	var exitCode, signal any
 	data := output
 	if ms := markerRE.FindAllStringSubmatchIndex(output, -1); len(ms) > 0 {
@@ -52,5 +53,8 @@ func terminalResult(id string, status sdk.ToolCallStatus, output string) []sdk.S
 		Meta: map[string]any{"terminal_output": map[string]any{"terminal_id": id, "data": data}}}
 	end := sdk.SessionToolCallUpdate{ToolCallId: sdk.ToolCallId(id), Status: &status,
 		Meta: map[string]any{"terminal_exit": map[string]any{"terminal_id": id, "exit_code": exitCode, "signal": signal}}}
+	if streamed {
+		return []sdk.SessionUpdate{{ToolCallUpdate: &end}}
+	}
 	return []sdk.SessionUpdate{{ToolCallUpdate: &out}, {ToolCallUpdate: &end}}
 }

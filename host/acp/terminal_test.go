@@ -49,7 +49,7 @@ func TestTerminalResultParsesTheClosingMarkers(t *testing.T) {
 		{"no marker", "no marker\n", nil, nil},
 	}
 	for _, tc := range cases {
-		us := terminalResult("c", sdk.ToolCallStatusCompleted, tc.output)
+		us := terminalResult("c", sdk.ToolCallStatusCompleted, tc.output, false)
 		out := us[0].ToolCallUpdate.Meta["terminal_output"].(map[string]any)
 		exit := us[1].ToolCallUpdate.Meta["terminal_exit"].(map[string]any)
 		if out["data"] != tc.data || exit["exit_code"] != tc.code || exit["signal"] != tc.signal {

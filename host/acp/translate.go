@@ -43,6 +43,24 @@ type openCall struct {
 	call     *tools.Call
 	view     *tools.CallView
 	terminal bool // shown as a terminal
+	streamed bool // its output reached the terminal while it ran
+}
+
+// isTerminal reports whether the open call id is shown as a terminal.
+func (t *translator) isTerminal(id string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.open[id].terminal
+}
+
+// markStreamed records that the call's output was sent while it ran.
+func (t *translator) markStreamed(id string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if oc, ok := t.open[id]; ok {
+		oc.streamed = true
+		t.open[id] = oc
+	}
 }
 
 // newTranslator maps live's events; window resolves context windows for
@@ -291,7 +309,7 @@ func (t *translator) toolResult(e session.Event, live bool) []sdk.SessionUpdate 
 		}
 	}
 	if known && oc.terminal && !strings.HasPrefix(text, "Error: ") {
-		return terminalResult(id, status, clip(text, maxShownText))
+		return terminalResult(id, status, clip(text, maxShownText), oc.streamed)
 	}
 	u := sdk.SessionToolCallUpdate{ToolCallId: sdk.ToolCallId(id), Status: &status}
 	switch {

@@ -3,6 +3,7 @@ package codingtools
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"syscall"
@@ -69,7 +70,11 @@ func (s *Set) bash(ctx context.Context, call *tools.Call) (any, error) {
 	}
 	out := &tailCollector{limit: s.cfg.Bash.MaxOutputBytes, store: s.outputs}
 	r := runner{shell: "bash", grace: ms(s.cfg.Bash.KillGraceMs), groups: s.groups, env: s.env.apply(os.Environ())}
-	res, err := r.run(ctx, a.Command, call.Cwd, timeout, out)
+	var sink io.Writer = out
+	if live := tools.LiveOutput(ctx); live != nil {
+		sink = io.MultiWriter(out, liveWriter{live})
+	}
+	res, err := r.run(ctx, a.Command, call.Cwd, timeout, sink)
 	if err != nil {
 		return nil, failf(nameBash, CodeStartFailed, "cannot start bash in %s: %v", call.Cwd, err)
 	}
@@ -138,4 +143,13 @@ func firstLine(s string, max int) string {
 		s = string(trimPartialRune([]byte(s[:max]))) + "…"
 	}
 	return s
+}
+
+// liveWriter tees into a front end's live output; its failure never stops
+// the command or the collector.
+type liveWriter struct{ w io.Writer }
+
+func (l liveWriter) Write(p []byte) (int, error) {
+	_, _ = l.w.Write(p)
+	return len(p), nil
 }

@@ -8,10 +8,13 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/seed-e9b4dba4/dsh/host/tools"
 )
 
 func bashCall(t *testing.T, ws, command string, extra map[string]any) map[string]any {
@@ -322,4 +325,56 @@ func TestBashPresentsItsDescriptionAsTitle(t *testing.T) {
 	if s.def(t, "bash").ConcurrencySafe != nil {
 		t.Error("bash must be exclusive")
 	}
+}
+
+// The live-output writer of the call's context sees the output while the
+// command runs: the first line before the command goes on.
+func TestBashTeesOutputIntoTheLiveWriterWhileItRuns(t *testing.T) {
+	ws := workspace(t)
+	s := testSet(t, nil)
+	fifo := filepath.Join(ws, "go-on")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	live := &liveRecorder{first: make(chan struct{})}
+	done := make(chan string, 1)
+	go func() {
+		ctx := tools.WithLiveOutput(context.Background(), live)
+		out, err := s.exec(t, ctx, mkCall(t, "bash", nil, ws, bashCall(t, ws, "echo first; read line < go-on; echo second", nil)))
+		if err != nil {
+			t.Error(err)
+		}
+		done <- out
+	}()
+	<-live.first // the command waits on the fifo until this test writes it
+	if err := os.WriteFile(fifo, []byte("x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out := <-done; out != "first\nsecond\n[exit code: 0]" {
+		t.Errorf("result = %q", out)
+	}
+	if got := live.String(); got != "first\nsecond\n" {
+		t.Errorf("live output = %q", got)
+	}
+}
+
+type liveRecorder struct {
+	mu    sync.Mutex
+	b     strings.Builder
+	first chan struct{}
+	once  sync.Once
+}
+
+func (l *liveRecorder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	l.b.Write(p)
+	l.mu.Unlock()
+	l.once.Do(func() { close(l.first) })
+	return len(p), nil
+}
+
+func (l *liveRecorder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
