@@ -709,7 +709,9 @@ func (r *rawConn) next() map[string]any {
 			r.t.Fatalf("frame is not JSON: %q", l)
 		}
 		return m
-	case <-time.After(30 * time.Second):
+	case <-time.After(2 * time.Minute):
+		// Generous: a 10 MiB frame under -race on a loaded machine takes
+		// tens of seconds to parse.
 		r.t.Fatal("no frame from the agent")
 		return nil
 	}
