@@ -191,7 +191,9 @@ func turnIsOpen(events []session.Event) bool {
 	return open
 }
 
-// checkClosers verifies the repair of an open turn: one outcome-unknown
+// checkClosers verifies the repair of an open turn: when the log ends in
+// chunks of a stream (the script's streams carry no finish), a finish and the
+// interrupted assistant/message holding their text; one outcome-unknown
 // result per unanswered call of that turn, a step/end when a step was open,
 // then turn/end interrupted.
 func checkClosers(t *testing.T, prefix, closers []session.Event) {
@@ -205,7 +207,20 @@ func checkClosers(t *testing.T, prefix, closers []session.Event) {
 	unanswered := map[string]int{}
 	var order []string
 	stepOpen := false
+	var streamed strings.Builder
 	for _, e := range prefix[start:] {
+		switch e.Type {
+		case session.TypeAssistantChunk:
+			var c struct {
+				Chunk struct {
+					Delta string `json:"delta"`
+				} `json:"chunk"`
+			}
+			_ = json.Unmarshal(e.Data, &c)
+			streamed.WriteString(c.Chunk.Delta)
+		case session.TypeAssistantMessage, session.TypeStepEnd:
+			streamed.Reset()
+		}
 		var d struct {
 			CallID  string `json:"callId"`
 			Message struct {
@@ -228,6 +243,9 @@ func checkClosers(t *testing.T, prefix, closers []session.Event) {
 		}
 	}
 	var want []string
+	if streamed.Len() > 0 {
+		want = append(want, "assistant/chunk finish aborted", "assistant/message interrupted "+strconv.Quote(streamed.String()))
+	}
 	for _, id := range order {
 		if seq, ok := unanswered[id]; ok {
 			want = append(want, fmt.Sprintf("tool/result %s [%d]", id, seq))
@@ -265,6 +283,25 @@ func checkClosers(t *testing.T, prefix, closers []session.Event) {
 			var d session.TurnEnd
 			_ = json.Unmarshal(e.Data, &d)
 			got = append(got, "turn/end "+d.Reason.Kind)
+		case session.TypeAssistantChunk:
+			var d struct {
+				Chunk struct {
+					Type, Kind string
+				} `json:"chunk"`
+			}
+			_ = json.Unmarshal(e.Data, &d)
+			got = append(got, "assistant/chunk "+d.Chunk.Type+" "+d.Chunk.Kind)
+		case session.TypeAssistantMessage:
+			var d session.AssistantMessage
+			_ = json.Unmarshal(e.Data, &d)
+			text := ""
+			for _, b := range d.Message.Content {
+				text += b.Text
+			}
+			if !d.Interrupted || string(e.SurfaceOp) != `"append"` {
+				t.Errorf("recovered message %s (surfaceOp %s) is not an interrupted append", e.Data, e.SurfaceOp)
+			}
+			got = append(got, "assistant/message interrupted "+strconv.Quote(text))
 		default:
 			got = append(got, e.Type)
 		}

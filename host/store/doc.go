@@ -3,7 +3,9 @@
 // on line 1 and one event per line after it. It owns durability (fsync at
 // Flush), single-writer locking (an advisory flock per session, released when
 // the process dies), crash repair (a torn last line is truncated and an open
-// turn is closed as interrupted on Load and Open, never on Inspect or List) and
+// turn is closed as interrupted on Load and Open, never on Inspect or List;
+// a model stream it cut off keeps its streamed text and reasoning as an
+// interrupted assistant/message) and
 // a change journal (<root>/changes.log) that tells readers which logs to look
 // at again without stat-ing every one.
 //

@@ -48,9 +48,12 @@ func (w *Writer) repair(d logData) ([]session.Event, error) {
 }
 
 // closeOpenTurn returns the events that close the last turn when it has a
-// turn/start but no turn/end: a tool/result for every unanswered tool/call
-// (outcome unknown: the tool may or may not have run), a step/end when a
-// step is open, and turn/end interrupted. All carry the last event's time.
+// turn/start but no turn/end: for a model stream cut off mid-answer, its
+// finish and the streamed text and reasoning as an interrupted
+// assistant/message (what the user saw stays in the conversation, as when a
+// turn is cancelled); a tool/result for every unanswered tool/call (outcome
+// unknown: the tool may or may not have run), a step/end when a step is
+// open, and turn/end interrupted. All carry the last event's time.
 func closeOpenTurn(sessionID string, events []session.Event) []session.Event {
 	start := -1
 scan:
@@ -76,7 +79,9 @@ scan:
 	var calls []call
 	answered := map[string]bool{}
 	var step *session.StepBoundary
+	var stream cutStream
 	for _, e := range events[start+1:] {
+		stream.observe(e)
 		switch e.Type {
 		case session.TypeToolCall:
 			var c session.ToolCall
@@ -106,6 +111,17 @@ scan:
 			o(&e)
 		}
 		out = append(out, e)
+	}
+	if stream.open() {
+		finish := stream.finishChunk()
+		add(session.TypeAssistantChunk, finish)
+		stream.seqs = append(stream.seqs, len(events)+len(out)-1)
+		if msg, ok := stream.message(sessionID); ok {
+			add(session.TypeAssistantMessage, msg, func(e *session.Event) {
+				e.SourceEventSeqs = session.Sources(stream.seqs...)
+				e.SurfaceOp = session.OpAppend
+			})
+		}
 	}
 	for _, c := range calls {
 		if answered[c.id] {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -250,5 +251,52 @@ func TestTornTailAfterClosedTurnIsOnlyTruncated(t *testing.T) {
 	}
 	if string(readFile(t, path)) != content {
 		t.Errorf("log after repair:\n%s", readFile(t, path))
+	}
+}
+
+func TestRepairRecoversOnlyACutOffTurnStream(t *testing.T) {
+	chunk := func(seq, step int, c string) session.Event {
+		return ev(seq, session.TypeAssistantChunk, fmt.Sprintf(`{"turn":1,"step":%d,"chunk":%s}`, step, c))
+	}
+	const delta = `{"type":"text-delta","index":0,"delta":"partial"}`
+	base := []session.Event{
+		ev(0, session.TypeTurnStart, `{"turn":1}`),
+		ev(1, session.TypeStepStart, `{"turn":1,"step":1}`),
+		ev(2, session.TypeRequestContext, `{"provider":"deepseek","model":"m"}`),
+	}
+	for _, tc := range []struct {
+		name string
+		tail []session.Event
+		want string
+	}{
+		{"cut mid-stream", []session.Event{chunk(3, 1, delta)}, "assistant/chunk,assistant/message,step/end,turn/end"},
+		{"a finished attempt awaiting its retry", []session.Event{chunk(3, 1, delta),
+			chunk(4, 1, `{"type":"finish","kind":"error","failure":{"code":"SERVER","message":"x"}}`)}, "step/end,turn/end"},
+		{"a compaction summary", []session.Event{chunk(3, 0, delta)}, "step/end,turn/end"},
+		{"only whitespace", []session.Event{chunk(3, 1, `{"type":"text-delta","index":0,"delta":"  "}`)}, "assistant/chunk,step/end,turn/end"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			events := append(slices.Clone(base), tc.tail...)
+			closers := closeOpenTurn("s", events)
+			var types []string
+			for _, e := range closers {
+				types = append(types, e.Type)
+			}
+			if got := strings.Join(types, ","); got != tc.want {
+				t.Fatalf("closers = %s, want %s", got, tc.want)
+			}
+			if len(closers) < 2 || closers[1].Type != session.TypeAssistantMessage {
+				return
+			}
+			var m session.AssistantMessage
+			if err := closers[1].DecodeData(&m); err != nil {
+				t.Fatal(err)
+			}
+			src, _ := closers[1].Sources()
+			if !m.Interrupted || m.Message.Content[0].Text != "partial" || m.Message.SourceKind() != session.SourceModel ||
+				!slices.Equal(src, []int{3, 4}) {
+				t.Errorf("recovered %s with sources %v", closers[1].Data, src)
+			}
+		})
 	}
 }

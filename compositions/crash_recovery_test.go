@@ -1,0 +1,109 @@
+package compositions
+
+import (
+	"bytes"
+	"os"
+	"testing"
+
+	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+	"github.com/seed-e9b4dba4/dsh/internal/fakellm"
+)
+
+// TestACrashMidStreamKeepsWhatWasShown cuts a real log after the first
+// streamed delta, as kill -9 would, and checks that resuming it (what ACP
+// session/load does) keeps the partial answer as an interrupted assistant
+// message that the transcript, the event list and search all see.
+func TestACrashMidStreamKeepsWhatWasShown(t *testing.T) {
+	// fakellm streams the text in two halves: "zebras grazing " and the rest.
+	srv := fakellm.New(fakellm.Reply{Text: "zebras grazing tailwords never"}, fakellm.Reply{Text: "again"})
+	defer srv.Close()
+	cfg, cwd := loadConfig(t, "", "llm.base_url="+srv.URL, "llm.api_key=k")
+	rt := newRuntime(t, TUI, cfg)
+	a, err := rt.NewSession(t.Context(), cwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := a.ID()
+	promptAndWait(t, rt, a, "hello")
+	if err := rt.CloseSession(a); err != nil {
+		t.Fatal(err)
+	}
+
+	entry, err := rt.Store.Stat(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := os.ReadFile(entry.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := bytes.Index(log, []byte(`"delta":"zebras grazing "`))
+	if cut < 0 {
+		t.Fatalf("no first delta in the log:\n%s", log)
+	}
+	cut += bytes.IndexByte(log[cut:], '\n') + 1
+	if err := os.WriteFile(entry.Path, log[:cut], 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	b, err := rt.ResumeSession(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, events := b.Session().Snapshot()
+	if err := rt.CloseSession(b); err != nil {
+		t.Fatal(err)
+	}
+	var recovered *session.Event
+	for i, e := range events {
+		if e.Type == session.TypeAssistantMessage {
+			recovered = &events[i]
+		}
+	}
+	if recovered == nil {
+		t.Fatal("the repair kept no assistant message")
+	}
+	var msg session.AssistantMessage
+	if err := recovered.DecodeData(&msg); err != nil {
+		t.Fatal(err)
+	}
+	if !msg.Interrupted || len(msg.Message.Content) != 1 || msg.Message.Content[0].Text != "zebras grazing " {
+		t.Fatalf("recovered message = %s", recovered.Data)
+	}
+
+	snap, err := rt.Query.ReadSession(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasEvent(snap.Events, recovered.Seq, session.TypeAssistantMessage) {
+		t.Error("sessions show does not list the recovered message")
+	}
+	surface, err := rt.Query.ReadSurface(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasEvent(surface.Events, recovered.Seq, session.TypeAssistantMessage) {
+		t.Error("the recovered message is not part of the conversation")
+	}
+	page, err := rt.Query.SearchEvents(t.Context(), sessionquery.EventSearchRequest{SessionID: id, Query: "zebras"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, h := range page.Items {
+		found = found || (h.Seq == recovered.Seq && h.Type == session.TypeAssistantMessage)
+	}
+	if !found {
+		t.Errorf("search for the partial answer found %+v", page.Items)
+	}
+}
+
+func hasEvent(events []session.Event, seq int, typ string) bool {
+	for _, e := range events {
+		if e.Seq == seq && e.Type == typ {
+			return true
+		}
+	}
+	return false
+}
