@@ -141,24 +141,17 @@ func (b *boundary) warn(ctx context.Context, msg string) bool {
 	return h.Handle(ctx, slog.NewRecord(time.Now(), slog.LevelWarn, msg, 0)) == nil
 }
 
+// classify looks at err itself, never at its causes, as the design does: a
+// safe code wrapped by something else (fmt.Errorf("...: %w"), errors.Join)
+// is no longer the service's own classified failure, so it becomes the
+// generic error. The service returns its *sq.Error values unwrapped.
 func classify(err error) error {
-	var typed *sq.Error
-	var coded tools.Coded
-	walkCauses(err, func(e error) bool {
-		if t, ok := e.(*sq.Error); ok && t != nil && typed == nil {
-			typed = t
-		}
-		if c, ok := e.(tools.Coded); ok && coded == nil && !isNilPointer(e) {
-			coded = c
-		}
-		return typed == nil || coded == nil
-	})
-	if typed != nil {
+	if typed, ok := err.(*sq.Error); ok && typed != nil {
 		if msg, ok := safeModelErrors[typed.Code]; ok {
 			return &sq.Error{Code: typed.Code, Message: msg}
 		}
 	}
-	if coded != nil && coded.ErrorCode() == CodeUnauthorized {
+	if coded, ok := err.(tools.Coded); ok && !isNilPointer(err) && coded.ErrorCode() == CodeUnauthorized {
 		return unauthorized()
 	}
 	return toolFailed()
@@ -199,7 +192,7 @@ func renderDiagnostic(err error) (out string) {
 }
 
 // walkCauses visits err and its causes depth first until visit returns
-// false. Unlike errors.As it survives cyclic chains: a cause already seen is
+// false; only the diagnostic uses it. Unlike errors.As it survives cyclic chains: a cause already seen is
 // not revisited (cyclic reports one), and at most maxCauseLinks errors are
 // visited (truncated reports more).
 func walkCauses(err error, visit func(error) bool) (cyclic, truncated bool) {

@@ -112,8 +112,12 @@ func TestSanitizerHostileErrors(t *testing.T) {
 			sq.CodePersistenceFailed, "session history storage is unavailable", []string{unprintable}, []string{"storage secret"}},
 		{"cyclic cause chain", newCycle("first secret", "second secret"), CodeToolFailed, msgToolFailed,
 			[]string{"first secret", "\nCaused by: ", "second secret", circularCause}, nil},
+		// The design classifies the top-level error only: a safe code
+		// behind a wrapper is sanitized to the generic failure.
 		{"typed error wrapped by fmt", fmt.Errorf("context: %w", sq.Errorf(sq.CodeInvalidWindow, "window secret")),
-			sq.CodeInvalidWindow, "session event window is invalid", []string{"Error: context: window secret", "SessionQueryError: window secret"}, nil},
+			CodeToolFailed, msgToolFailed, []string{"Error: context: window secret", "SessionQueryError: window secret"}, nil},
+		{"unauthorized wrapped by fmt", fmt.Errorf("context: %w", &codedError{code: CodeUnauthorized, msg: "inner secret"}),
+			CodeToolFailed, msgToolFailed, []string{"inner secret"}, nil},
 		{"joined errors", errors.Join(errors.New("left secret"), sq.Errorf(sq.CodeSourceConflict, "conflict secret")),
 			CodeToolFailed, msgToolFailed, []string{"left secret", "conflict secret"}, nil},
 		{"typed nil pointer", (*sq.Error)(nil), CodeToolFailed, msgToolFailed, []string{unprintable}, nil},
