@@ -144,6 +144,11 @@ func sessionSearchRequest(a args) (sq.SessionSearchRequest, []string, bool, erro
 // surface list as "surfaces", whatever the tool calls them.
 func eventFilters(a args, seqFrom, seqTo *int, timeFrom, timeTo, surfaces string) ([]sq.EventFilter, error) {
 	var out []sq.EventFilter
+	if seqTo != nil && *seqTo < 0 {
+		// Only the current-step bound can get here: a caller whose last
+		// step/start has seq 0.
+		return nil, invalidFilter("sequence upper bound must be a non-negative safe integer")
+	}
 	if seqFrom != nil || seqTo != nil {
 		out = append(out, seqFilter(seqFrom, seqTo))
 	}
@@ -206,10 +211,12 @@ func (t *toolset) eventSearch(ctx context.Context, c *tools.Call) (any, error) {
 		return nil, err
 	}
 	title := titles[target]
-	// A range emptied by the current-step bound (or a step at seq 0, which
-	// leaves nothing before it) is answered without a search, and the
-	// remaining filters are deliberately not validated on this path.
-	if (from != nil && to != nil && *from > *to) || (to != nil && *to < 0) {
+	// A range emptied by the current-step bound is answered without a
+	// search, and the remaining filters are deliberately not validated on
+	// this path. A step at seq 0 with no seq_from leaves to = -1, which the
+	// seq clause rejects below (session-query.md §8 item 6: matching
+	// upstream means throwing).
+	if from != nil && to != nil && *from > *to {
 		return renderEventSearch(target, title, nil, false), nil
 	}
 	filters, err := eventFilters(a, from, to, "time_from", "time_to", "surfaces")

@@ -495,10 +495,19 @@ func TestCurrentSessionSearchPastTheStepIsEmptyWithoutSearching(t *testing.T) {
 	}
 }
 
-func TestStepAtSeqZeroLeavesNothingToSearch(t *testing.T) {
+// A current step at seq 0 is the upstream quirk of session-query.md §8
+// item 6: with no seq_from the effective upper bound is -1, which the seq
+// clause rejects after the title read; with a seq_from the range is simply
+// empty.
+func TestStepAtSeqZeroRejectsTheUpperBound(t *testing.T) {
 	h, f := eventFixture(t)
 	caller := liveWith(hdr("caller", 1, workspace, ""), ev(0, session.TypeStepStart, session.StepBoundary{Turn: 1, Step: 1}))
-	expectText(t, h.run(context.Background(), caller, ToolEventSearch, `{"query":"q"}`), "Session caller — untitled\n\n"+noEventMatches)
+	expectError(t, h.run(context.Background(), caller, ToolEventSearch, `{"query":"q","time_from":"not a time"}`),
+		sq.CodeInvalidFilter, "sequence upper bound must be a non-negative safe integer")
+	if f.count("SearchEvents") != 0 || f.count("ReadTitleSnapshots") != 1 {
+		t.Fatalf("calls = %v, want one title read and no search", f.names())
+	}
+	expectText(t, h.run(context.Background(), caller, ToolEventSearch, `{"query":"q","seq_from":0}`), "Session caller — untitled\n\n"+noEventMatches)
 	if f.count("SearchEvents") != 0 {
 		t.Fatal("searched an empty range")
 	}
