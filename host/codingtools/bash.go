@@ -68,7 +68,7 @@ func (s *Set) bash(ctx context.Context, call *tools.Call) (any, error) {
 	if call.Cwd == "" {
 		return nil, failf(nameBash, CodeNoWorkspace, "this session has no working directory to run commands in")
 	}
-	out := &tailCollector{limit: s.cfg.Bash.MaxOutputBytes, store: s.outputs}
+	out := &tailCollector{limit: s.cfg.Bash.MaxOutputBytes, store: s.outputs, session: sessionKey(call)}
 	r := runner{shell: "bash", grace: ms(s.cfg.Bash.KillGraceMs), groups: s.groups, env: s.env.apply(os.Environ())}
 	var sink io.Writer = out
 	if live := tools.LiveOutput(ctx); live != nil {

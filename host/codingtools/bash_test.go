@@ -281,27 +281,52 @@ func TestBashTruncationCutsOnARuneBoundary(t *testing.T) {
 	}
 }
 
-func TestBashOutputDirIsPrivateAndReported(t *testing.T) {
+func TestBashOutputDirIsPrivatePerSessionAndReported(t *testing.T) {
 	ws := workspace(t)
-	var reported []string
+	type report struct{ session, dir string }
+	var reported []report
+	untrusted := map[string]int{}
 	cfg := DefaultConfig()
 	cfg.Bash.MaxOutputBytes = 10
-	s, err := New(cfg, Options{OnOutputDir: func(dir string) { reported = append(reported, dir) }})
+	cfg.Bash.OutputDir = filepath.Join(t.TempDir(), "bash-output")
+	s, err := New(cfg, Options{OnOutputDir: func(session, dir string) func() {
+		reported = append(reported, report{session, dir})
+		return func() { untrusted[session]++ }
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := runBash(t, s, ws, "seq 1 100", nil)
-	got2 := runBash(t, s, ws, "seq 1 100", nil)
-	if len(reported) != 1 {
-		t.Fatalf("OnOutputDir called %d times, want once", len(reported))
+	run := func(session string) string {
+		return s.mustExec(t, mkCall(t, "bash", newLive(t, session, ws), ws, bashCall(t, ws, "seq 1 100", nil)))
 	}
-	t.Cleanup(func() { os.RemoveAll(reported[0]) })
-	if !strings.Contains(got, "full output: "+reported[0]+string(filepath.Separator)) || !strings.Contains(got2, reported[0]) {
-		t.Errorf("outputs %q / %q do not name files in %s", got, got2, reported[0])
+	got, got2, other := run("a"), run("a"), run("b")
+	if len(reported) != 2 || reported[0].session != "a" || reported[1].session != "b" || reported[0].dir == reported[1].dir {
+		t.Fatalf("reported %+v, want one directory per session", reported)
 	}
-	fi, err := os.Stat(reported[0])
-	if err != nil || fi.Mode().Perm() != 0o700 {
-		t.Errorf("private dir: %v %v", fi.Mode(), err)
+	for i, out := range []string{got, got2, other} {
+		dir := reported[0].dir
+		if i == 2 {
+			dir = reported[1].dir
+		}
+		if !strings.Contains(out, "full output: "+dir+string(filepath.Separator)) {
+			t.Errorf("output %q does not name a file in %s", out, dir)
+		}
+	}
+	for _, r := range reported {
+		fi, err := os.Stat(r.dir)
+		if err != nil || fi.Mode().Perm() != 0o700 {
+			t.Errorf("private dir %s: %v %v", r.dir, fi.Mode(), err)
+		}
+	}
+	s.Forget("a")
+	if untrusted["a"] != 1 || untrusted["b"] != 0 {
+		t.Fatalf("after Forget(a): %v", untrusted)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if untrusted["b"] != 1 {
+		t.Fatalf("after Close: %v", untrusted)
 	}
 }
 

@@ -5,8 +5,9 @@
 // A Set owns everything the tools share for one plugin activation: the
 // decoded config, the per-session record of which files the model has read
 // (so write and edit can refuse to clobber a file the model has not seen, or
-// one that changed on disk since), and the private directory where bash keeps
-// the full text of oversized output. There is no package-level state; two
+// one that changed on disk since), and the private per-session directories
+// where bash keeps the full text of oversized output (each readable unasked
+// by its own session only). There is no package-level state; two
 // activations never see each other's records.
 //
 // Paths in arguments may be absolute or relative to the calling session's

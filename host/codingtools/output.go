@@ -2,31 +2,46 @@ package codingtools
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 )
 
-// outputStore is the private directory holding full copies of truncated bash
-// output. It is created on first use (0700) and never cleaned up by dsh: the
-// model may read a file back long after the call, even after a resume.
+// outputStore holds full copies of truncated bash output: one private
+// directory (0700) per session below a base directory, created on first use
+// and reported to onSession, so that only that session reads its outputs
+// back without asking. Files are kept after the call: the model may read one
+// back long after, even after a resume.
 type outputStore struct {
 	configured string
-	onCreate   func(dir string)
+	onSession  func(sessionID, dir string) (untrust func())
 
-	mu  sync.Mutex
-	dir string
+	mu       sync.Mutex
+	base     string
+	sessions map[string]func() // session id -> untrust of its directory
 }
 
-func newOutputStore(dir string, onCreate func(string)) *outputStore {
-	return &outputStore{configured: dir, onCreate: onCreate}
+func newOutputStore(dir string, onSession func(sessionID, dir string) func()) *outputStore {
+	return &outputStore{configured: dir, onSession: onSession, sessions: map[string]func(){}}
 }
 
-// create opens a new, exclusively created 0600 file for one call's output.
-func (o *outputStore) create() (*os.File, error) {
-	dir, err := o.ensureDir()
+// sessionDirName names a session's directory without putting the id, which
+// a client chooses, into a path.
+func sessionDirName(sessionID string) string {
+	sum := sha256.Sum256([]byte(sessionID))
+	return "session-" + hex.EncodeToString(sum[:])[:12]
+}
+
+// create opens a new, exclusively created 0600 file for one call's output
+// in the session's directory.
+func (o *outputStore) create(sessionID string) (*os.File, error) {
+	dir, err := o.sessionDir(sessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -34,37 +49,68 @@ func (o *outputStore) create() (*os.File, error) {
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, err
 	}
-	return os.OpenFile(filepath.Join(dir, "bash-"+hex.EncodeToString(b[:])+".log"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	return os.OpenFile(filepath.Join(dir, "bash-"+hex.EncodeToString(b[:])+".log"), os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
 }
 
-func (o *outputStore) ensureDir() (string, error) {
+func (o *outputStore) sessionDir(sessionID string) (string, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.dir != "" {
-		return o.dir, nil
+	if o.base == "" {
+		base, err := o.makeBase()
+		if err != nil {
+			return "", err
+		}
+		o.base = base
 	}
-	var dir string
+	dir := filepath.Join(o.base, sessionDirName(sessionID))
+	if _, ok := o.sessions[sessionID]; ok {
+		return dir, nil
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", err
+	}
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("bash output directory %s is not a plain directory; remove it", dir)
+	}
+	untrust := func() {}
+	if o.onSession != nil {
+		untrust = o.onSession(sessionID, dir)
+	}
+	o.sessions[sessionID] = untrust
+	return dir, nil
+}
+
+func (o *outputStore) makeBase() (string, error) {
 	if o.configured != "" {
 		abs, err := filepath.Abs(o.configured)
 		if err != nil {
 			return "", err
 		}
-		if err := os.MkdirAll(abs, 0o700); err != nil {
-			return "", err
-		}
-		dir = abs
-	} else {
-		d, err := os.MkdirTemp("", "dsh-bash-")
-		if err != nil {
-			return "", err
-		}
-		dir = d
+		return abs, os.MkdirAll(abs, 0o700)
 	}
-	o.dir = dir
-	if o.onCreate != nil {
-		o.onCreate(dir)
+	return os.MkdirTemp("", "dsh-bash-")
+}
+
+// forget withdraws the session's read trust; its files stay.
+func (o *outputStore) forget(sessionID string) {
+	o.mu.Lock()
+	untrust, ok := o.sessions[sessionID]
+	delete(o.sessions, sessionID)
+	o.mu.Unlock()
+	if ok {
+		untrust()
 	}
-	return dir, nil
+}
+
+// close withdraws every session's read trust.
+func (o *outputStore) close() {
+	o.mu.Lock()
+	all := o.sessions
+	o.sessions = map[string]func(){}
+	o.mu.Unlock()
+	for _, untrust := range all {
+		untrust()
+	}
 }
 
 // tailCollector receives a command's combined output. Up to limit bytes are
@@ -72,8 +118,9 @@ func (o *outputStore) ensureDir() (string, error) {
 // only the last limit bytes stay in memory, because the end of the output is
 // where errors are.
 type tailCollector struct {
-	limit int
-	store *outputStore
+	limit   int
+	store   *outputStore
+	session string
 
 	total   int64
 	buf     []byte // all output while total <= limit, afterwards the tail
@@ -103,7 +150,7 @@ func (c *tailCollector) Write(p []byte) (int, error) {
 }
 
 func (c *tailCollector) spill() {
-	f, err := c.store.create()
+	f, err := c.store.create(c.session)
 	if err != nil {
 		c.fileErr = err
 		return

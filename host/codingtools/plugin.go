@@ -65,12 +65,14 @@ func apply(h *host.Host, sec host.Section, opts PluginOptions) (host.Dispose, er
 		}
 		return nil
 	}
-	set, err := New(cfg, Options{HiddenEnv: opts.HiddenEnv, OnOutputDir: func(dir string) {
-		// The model reads truncated output back from this directory; looked
-		// up now rather than at activation, whichever plugin came first.
+	set, err := New(cfg, Options{HiddenEnv: opts.HiddenEnv, OnOutputDir: func(sessionID, dir string) func() {
+		// The session reads its truncated output back from this directory;
+		// looked up now rather than at activation, whichever plugin came
+		// first.
 		if p, ok := host.Get(h, permissions.ServiceKey); ok {
-			push(p.TrustReadRoot(dir))
+			return p.TrustReadRoot(sessionID, dir)
 		}
+		return func() {}
 	}})
 	if err != nil {
 		return nil, err

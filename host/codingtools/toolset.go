@@ -13,10 +13,12 @@ import (
 
 // Options are the non-config inputs of a Set.
 type Options struct {
-	// OnOutputDir is called once, with the absolute path, when bash first
-	// creates the directory holding full copies of truncated output; the
-	// plugin uses it to let the model read those files back.
-	OnOutputDir func(dir string)
+	// OnOutputDir is called once per session, with the absolute path, when
+	// bash first uses the session's directory holding full copies of its
+	// truncated output; the plugin uses it to let that session, and only
+	// it, read those files back. The returned function withdraws that (when
+	// the session is forgotten or the Set closed).
+	OnOutputDir func(sessionID, dir string) (untrust func())
 	// HiddenEnv names further variables bash commands never see, besides
 	// CredentialEnv: the composition passes the configured llm.api_key_env.
 	HiddenEnv []string
@@ -53,7 +55,10 @@ func New(cfg Config, opts Options) (*Set, error) {
 
 // Close kills the background processes bash commands left running. Those
 // die with dsh anyway, even on SIGKILL; Close ends them with the activation.
-func (s *Set) Close() error { return s.groups.Close() }
+func (s *Set) Close() error {
+	s.outputs.close()
+	return s.groups.Close()
+}
 
 // Definitions returns the seven tools, ordered by name.
 func (s *Set) Definitions() []*tools.Definition {
@@ -69,7 +74,10 @@ func (s *Set) Definitions() []*tools.Definition {
 }
 
 // Forget drops the read records of a session, e.g. when it is closed.
-func (s *Set) Forget(sessionID string) { s.files.forget(sessionID) }
+func (s *Set) Forget(sessionID string) {
+	s.files.forget(sessionID)
+	s.outputs.forget(sessionID)
+}
 
 func sessionKey(call *tools.Call) string {
 	if call.Session == nil {

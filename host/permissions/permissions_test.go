@@ -342,9 +342,15 @@ func TestTrustedReadRootsSkipTheAsk(t *testing.T) {
 	f := newFixture(t, ModeDefault)
 	ap := &fakeApprover{outcome: tools.Rejected}
 	t.Cleanup(f.reg.SetApprover(ap))
-	remove := f.svc.TrustReadRoot(f.out)
+	remove := f.svc.TrustReadRoot("s1", f.out)
 	if res := f.run("reader", filepath.Join(f.out, "spill.txt")); res.IsError {
 		t.Fatalf("read of a trusted root: %q", resultText(res))
+	}
+	// Another session (another workspace) gets the ordinary rules there.
+	other := f.call("reader", filepath.Join(f.out, "spill.txt"))
+	other.Session = session.NewLive(session.Header{ID: "s2", Cwd: session.Ptr(f.ws)}, nil, session.LiveOptions{})
+	if res := f.reg.Run(context.Background(), other); !res.IsError || ap.count() != 1 {
+		t.Fatalf("another session's read of a trusted root: %q, %d asks", resultText(res), ap.count())
 	}
 	if res := f.run("writer", filepath.Join(f.out, "spill.txt")); !res.IsError {
 		t.Fatal("a trusted read root must not allow writes")

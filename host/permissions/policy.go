@@ -88,7 +88,7 @@ func (s *Service) outside(call *tools.Call, def *tools.Definition) (paths []stri
 	defer func() { access = confine.Grants(grants...) }()
 	var roots []string
 	if def.Effect == tools.EffectRead {
-		roots = s.trustedRoots()
+		roots = s.trustedRoots(sessionID(call))
 	}
 	for _, p := range all {
 		if within(call.Cwd, p) {

@@ -66,7 +66,7 @@ func (s *Service) protection(call *tools.Call, def *tools.Definition) string {
 	roots := s.protectedRoots()
 	var trusted []string
 	if def.Effect == tools.EffectRead {
-		trusted = s.trustedRoots()
+		trusted = s.trustedRoots(sessionID(call))
 	}
 	var hits []string
 	for _, p := range paths {

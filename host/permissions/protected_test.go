@@ -113,7 +113,7 @@ func TestTrustedReadRootInsideProtectedDir(t *testing.T) {
 	f := newFixture(t, ModeDefault)
 	home := filepath.Join(f.out, "home")
 	t.Cleanup(f.svc.Protect(home))
-	t.Cleanup(f.svc.TrustReadRoot(filepath.Join(home, "spill")))
+	t.Cleanup(f.svc.TrustReadRoot("s1", filepath.Join(home, "spill")))
 	if d := f.svc.Decide(f.call("reader", filepath.Join(home, "spill", "x.txt")), mustGet(t, f, "reader")); d.Kind != tools.Allow {
 		t.Errorf("read of a trusted root inside the home: %+v", d)
 	}

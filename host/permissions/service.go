@@ -35,7 +35,7 @@ type Service struct {
 	mu      sync.Mutex
 	modes   map[string]Mode
 	grants  map[string]map[string]grantScope // session -> tool -> scope
-	trusted map[int]string
+	trusted map[int]trustedRoot
 	// protected holds dsh's own data dirs (see Protect).
 	protected map[int]string
 	nextID    int
@@ -51,7 +51,7 @@ func New(reg *tools.Registry, def Mode) *Service {
 		def:       def,
 		modes:     map[string]Mode{},
 		grants:    map[string]map[string]grantScope{},
-		trusted:   map[int]string{},
+		trusted:   map[int]trustedRoot{},
 		protected: map[int]string{},
 	}
 }
@@ -130,14 +130,15 @@ func (s *Service) granted(sessionID, tool string, outside bool) bool {
 	return scope >= grantWorkspace
 }
 
-// TrustReadRoot lets read-only tools use paths under dir (for example dsh's
-// own private spill directories) without asking, as if inside the
-// workspace. Writes there still follow the ordinary rules.
-func (s *Service) TrustReadRoot(dir string) (remove func()) {
+// TrustReadRoot lets read-only tools of the session sessionID use paths
+// under dir (for example that session's private spill directory) without
+// asking, as if inside the workspace; other sessions get the ordinary
+// rules. Writes there follow the ordinary rules too.
+func (s *Service) TrustReadRoot(sessionID, dir string) (remove func()) {
 	s.mu.Lock()
 	s.nextID++
 	id := s.nextID
-	s.trusted[id] = dir
+	s.trusted[id] = trustedRoot{session: sessionID, dir: dir}
 	s.mu.Unlock()
 	return func() {
 		s.mu.Lock()
@@ -146,12 +147,18 @@ func (s *Service) TrustReadRoot(dir string) (remove func()) {
 	}
 }
 
-func (s *Service) trustedRoots() []string {
+// trustedRoot is a directory one session reads freely.
+type trustedRoot struct{ session, dir string }
+
+// trustedRoots returns the directories the session reads freely.
+func (s *Service) trustedRoots(sessionID string) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]string, 0, len(s.trusted))
-	for _, d := range s.trusted {
-		out = append(out, d)
+	var out []string
+	for _, t := range s.trusted {
+		if t.session == sessionID {
+			out = append(out, t.dir)
+		}
 	}
 	return out
 }

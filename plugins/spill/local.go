@@ -24,10 +24,12 @@ type LocalOptions struct {
 	// Random supplies the file name nonces; nil means crypto/rand. Snapshot
 	// tests pass a deterministic reader.
 	Random io.Reader
-	// OnRoot is called once, with the absolute root, the first time the
-	// root exists; the plugin uses it to let the model read spilled files
-	// back without an approval prompt.
-	OnRoot func(dir string)
+	// OnSessionDir is called once per session, with the absolute path of
+	// the session's directory, the first time a result of that session is
+	// saved (or Trust is called); the plugin uses it to let that session,
+	// and only it, read its spilled files back without an approval prompt.
+	// The returned function withdraws that.
+	OnSessionDir func(sessionID, dir string) (untrust func())
 }
 
 // LocalStore writes spilled results to files: <root>/session-<first 12 hex
@@ -35,20 +37,20 @@ type LocalOptions struct {
 // never removes what it wrote: a locator may sit in a session log for as
 // long as the log exists.
 type LocalStore struct {
-	root   string
-	random io.Reader
-	onRoot func(dir string)
-	rootOK sync.Once
+	root      string
+	random    io.Reader
+	onSession func(sessionID, dir string) func()
 
-	mu      sync.Mutex
-	tmpRoot string
+	mu       sync.Mutex
+	tmpRoot  string
+	sessions map[string]func() // session id -> untrust of its directory
 }
 
 var _ Store = (*LocalStore)(nil)
 
 // NewLocalStore returns a store; it touches the file system only on save.
 func NewLocalStore(opts LocalOptions) (*LocalStore, error) {
-	s := &LocalStore{random: opts.Random, onRoot: opts.OnRoot}
+	s := &LocalStore{random: opts.Random, onSession: opts.OnSessionDir, sessions: map[string]func(){}}
 	if s.random == nil {
 		s.random = rand.Reader
 	}
@@ -71,12 +73,11 @@ func (s *LocalStore) SaveText(ctx context.Context, req SaveRequest) (Ref, error)
 	if req.SessionID == "" {
 		return Ref{}, errors.New("spill needs the id of the session that owns the result")
 	}
-	root, err := s.ensureRoot()
+	root, err := s.makeRoot()
 	if err != nil {
 		return Ref{}, err
 	}
-	sum := sha256.Sum256([]byte(req.SessionID))
-	dir := "session-" + hex.EncodeToString(sum[:])[:12]
+	dir := sessionDirName(req.SessionID)
 	var nonce [6]byte
 	s.mu.Lock()
 	_, err = io.ReadFull(s.random, nonce[:])
@@ -89,17 +90,57 @@ func (s *LocalStore) SaveText(ctx context.Context, req SaveRequest) (Ref, error)
 	if err != nil {
 		return Ref{}, err
 	}
+	s.trust(req.SessionID, filepath.Join(root, dir))
 	return Ref{Locator: path, Bytes: len(req.Content), RetrievalHint: RetrievalHint}, nil
 }
 
-// ensureRoot returns the root, creating it (0700) if needed, and reports it
-// to OnRoot the first time.
-func (s *LocalStore) ensureRoot() (string, error) {
-	root, err := s.makeRoot()
-	if err == nil && s.onRoot != nil {
-		s.rootOK.Do(func() { s.onRoot(root) })
+// sessionDirName names a session's directory without putting the id, which
+// a client chooses, into a path.
+func sessionDirName(sessionID string) string {
+	sum := sha256.Sum256([]byte(sessionID))
+	return "session-" + hex.EncodeToString(sum[:])[:12]
+}
+
+// Trust reports the session's directory to OnSessionDir (once) when the
+// root is configured, so a resumed session reads the results it spilled
+// in an earlier process back without asking.
+func (s *LocalStore) Trust(sessionID string) {
+	if s.root != "" {
+		s.trust(sessionID, filepath.Join(s.root, sessionDirName(sessionID)))
 	}
-	return root, err
+}
+
+func (s *LocalStore) trust(sessionID, dir string) {
+	if s.onSession == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.sessions[sessionID]; !ok {
+		s.sessions[sessionID] = s.onSession(sessionID, dir)
+	}
+}
+
+// Forget withdraws the session's read trust; its files stay.
+func (s *LocalStore) Forget(sessionID string) {
+	s.mu.Lock()
+	untrust, ok := s.sessions[sessionID]
+	delete(s.sessions, sessionID)
+	s.mu.Unlock()
+	if ok {
+		untrust()
+	}
+}
+
+// Close withdraws every session's read trust.
+func (s *LocalStore) Close() {
+	s.mu.Lock()
+	all := s.sessions
+	s.sessions = map[string]func(){}
+	s.mu.Unlock()
+	for _, untrust := range all {
+		untrust()
+	}
 }
 
 // makeRoot creates the configured root, or once per store a private

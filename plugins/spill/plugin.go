@@ -6,10 +6,10 @@ import (
 	"io"
 	"math"
 	"reflect"
-	"sync"
 
 	"github.com/seed-e9b4dba4/dsh/host"
 	"github.com/seed-e9b4dba4/dsh/host/permissions"
+	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
 )
 
@@ -67,31 +67,34 @@ func apply(h *host.Host, sec host.Section, opts Options) (host.Dispose, error) {
 	if err != nil {
 		return nil, err
 	}
-	var (
-		mu      sync.Mutex
-		untrust []func()
-	)
-	trust := func(dir string) {
+	trust := func(sessionID, dir string) func() {
 		// Reading a spilled result back is the point of spilling it; the
-		// permissions service (when mounted) must not ask for that.
+		// permissions service (when mounted) must not ask the session that
+		// spilled it, and only that one.
 		if perms, ok := host.Get(h, permissions.ServiceKey); ok {
-			mu.Lock()
-			untrust = append(untrust, perms.TrustReadRoot(dir))
-			mu.Unlock()
+			return perms.TrustReadRoot(sessionID, dir)
 		}
+		return func() {}
 	}
-	store, err := NewLocalStore(LocalOptions{Root: cfg.Root, Random: opts.Random, OnRoot: trust})
+	store, err := NewLocalStore(LocalOptions{Root: cfg.Root, Random: opts.Random, OnSessionDir: trust})
 	if err != nil {
 		return nil, err
 	}
 	remove := NewPolicy(store, limit, log).Install(reg)
+	unsubscribe := func() {}
+	if sessions, ok := host.Get(h, session.RegistryKey); ok {
+		unsubscribe = sessions.Subscribe(func(c session.RegistryChange) {
+			if c.Attached {
+				store.Trust(c.Live.ID())
+			} else {
+				store.Forget(c.Live.ID())
+			}
+		})
+	}
 	return func() error {
+		unsubscribe()
 		remove()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, u := range untrust {
-			u()
-		}
+		store.Close()
 		return nil
 	}, nil
 }

@@ -71,6 +71,13 @@ func TestSpilledResultsAreReadBackWithoutApproval(t *testing.T) {
 	if len(asker.asked) != asked+1 || !strings.HasPrefix(asker.asked[asked], "glob:") {
 		t.Fatalf("an outside read that is not a spill file must still ask: %v", asker.asked)
 	}
+	// Another session, in another workspace, reads it only by asking.
+	stranger := session.NewLive(session.Header{ID: "stranger", Cwd: session.Ptr(elsewhere)}, nil, session.LiveOptions{})
+	reg.Run(context.Background(), &tools.Call{CallID: "r", Name: "read", Arguments: `{"file_path":` + jsonString(locator) + `}`, Session: stranger, Cwd: elsewhere})
+	if len(asker.asked) != asked+2 || !strings.HasPrefix(asker.asked[asked+1], "read:") {
+		t.Fatalf("another session's read of a spill file must ask: %v", asker.asked)
+	}
+	asked++
 	if err := h.Close(); err != nil {
 		t.Fatal(err)
 	}
