@@ -63,9 +63,8 @@ func (t *toolset) sessionSearch(ctx context.Context, c *tools.Call) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	if len(hits) == 0 {
-		return noSessionMatches, nil
-	}
+	// Zero hits still make the (empty) title batch call, as the design's
+	// steps 10-12 do, so a failing title batch fails the call either way.
 	var parentIDs, ids []string
 	for _, h := range hits {
 		ids = append(ids, h.Header.ID)

@@ -67,6 +67,9 @@ func eventLine(r sq.EventRecord) string {
 }
 
 func renderSessionSearch(hits []sq.SessionHit, capped bool, titles map[string]titleView, visibleParents map[string]bool) string {
+	if len(hits) == 0 {
+		return noSessionMatches
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Session search results (%d):\n", len(hits))
 	for i, h := range hits {

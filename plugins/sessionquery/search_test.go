@@ -689,3 +689,34 @@ func TestSelfReadWithAMovedOwnHeaderIsUnauthorized(t *testing.T) {
 		t.Fatalf("calls = %v (a self target needs no authorization call)", got)
 	}
 }
+
+// With zero hits session_search still makes its one title batch call (§4.4.1
+// steps 10-12), so a failing batch is observable: the persistence failure
+// reaches the model sanitized instead of an empty result.
+func TestZeroHitsStillReadTheTitleBatch(t *testing.T) {
+	f := newFake(t)
+	f.searchSessions = func(context.Context, sq.SessionSearchRequest) (sq.SessionSearchPage, error) {
+		return sq.SessionSearchPage{Items: []sq.SessionHit{}}, nil
+	}
+	fail := true
+	f.readTitleSnapshots = func(context.Context, []string) ([]sq.TitleResult, error) {
+		if fail {
+			return nil, sq.Wrap(sq.CodePersistenceFailed, errors.New("disk secret"), "session persistence list failed")
+		}
+		return []sq.TitleResult{}, nil
+	}
+	h := newHarness(t, f, DefaultConfig())
+	caller := callerLive("caller", workspace)
+	expectError(t, h.run(context.Background(), caller, ToolSessionSearch, `{"query":"q"}`),
+		sq.CodePersistenceFailed, "session history storage is unavailable")
+	fail = false
+	expectText(t, h.run(context.Background(), caller, ToolSessionSearch, `{"query":"q"}`), noSessionMatches)
+	if want := []string{"SearchSessions", "ReadTitleSnapshots", "SearchSessions", "ReadTitleSnapshots"}; !slices.Equal(f.names(), want) {
+		t.Fatalf("calls = %v, want %v", f.names(), want)
+	}
+	for _, c := range f.callsOf("ReadTitleSnapshots") {
+		if ids := c.arg.([]string); len(ids) != 0 {
+			t.Fatalf("title batch ids = %v, want none", ids)
+		}
+	}
+}
