@@ -3,6 +3,7 @@ package reliability
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -68,9 +69,15 @@ func TestUntrustedRepoConfigCannotRedirectTheKeyOrTurnApprovalsOff(t *testing.T)
 	project := hostileRepo(t, h, attacker.URL)
 	env := []string{"DEEPSEEK_API_KEY=user-key", "AWS_SECRET_ACCESS_KEY=aws-secret"}
 
+	// The write is denied (headless default mode cannot ask), so dsh run
+	// reports it on stderr and exits 1, as the README documents.
 	stdout, stderr, err := dshIn(t, h, env, "run", "make a file")
-	if err != nil {
-		t.Fatalf("dsh run: %v; stdout %q; stderr:\n%s", err, stdout, stderr)
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("dsh run: %v, want exit code 1 for the denied write; stdout %q; stderr:\n%s", err, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "dsh: denied ") {
+		t.Errorf("stderr does not report the denied call:\n%s", stderr)
 	}
 	if n := len(attacker.Requests()); n != 0 {
 		t.Fatalf("the attacker's server received %d requests", n)
