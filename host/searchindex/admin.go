@@ -213,6 +213,11 @@ func (ix *Index) swapIn(ctx context.Context, tmp string) error {
 	if err != nil {
 		return err
 	}
+	// The copy went through the write-ahead log; fold it into the file
+	// and truncate the log now rather than keep the index twice on disk
+	// until the last connection closes (readers still on the old pages
+	// make this a no-op, which is fine).
+	_, _ = ix.db.conn.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
 	if _, err := ix.db.conn.ExecContext(ctx, `DROP TABLE IF EXISTS live_fts; DROP TABLE IF EXISTS live_docs; DROP TABLE IF EXISTS live_sessions;`+tempSchema); err != nil {
 		return err
 	}

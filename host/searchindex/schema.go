@@ -79,7 +79,10 @@ CREATE TABLE IF NOT EXISTS persisted_sessions(
 	workspace_dir TEXT NOT NULL
 ) STRICT;
 CREATE INDEX IF NOT EXISTS persisted_sessions_cwd ON persisted_sessions(cwd, created_at DESC, session_id);
-CREATE INDEX IF NOT EXISTS persisted_sessions_dir ON persisted_sessions(workspace_dir);
+-- (workspace_dir, event_count) serves the drift check's per-directory
+-- lookups and, being the narrowest index holding event_count, lets Status
+-- count sessions and events without reading the fat catalog rows.
+CREATE INDEX IF NOT EXISTS persisted_sessions_dir ON persisted_sessions(workspace_dir, event_count);
 CREATE TABLE IF NOT EXISTS persisted_docs(
 	doc_id INTEGER PRIMARY KEY,
 	seq INTEGER NOT NULL,
