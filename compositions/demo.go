@@ -58,7 +58,7 @@ func (d *demoProvider) Stream(ctx context.Context, req llm.Request, yield func(l
 	})
 	var le *llm.Error
 	if errors.As(err, &le) && le.Code == llm.CodeReplay {
-		over := llm.Failf(llm.CodeReplay, "%s", errDemoOver)
+		over := llm.Failf(llm.CodeScriptOver, "%s", errDemoOver)
 		over.Cause = err
 		return over
 	}

@@ -81,7 +81,10 @@ const (
 	CodeAborted           = "ABORTED"
 	CodeUnsupportedEffort = "UNSUPPORTED_REASONING_EFFORT"
 	CodeReplay            = "REPLAY"
-	CodeUnknown           = "UNKNOWN"
+	// CodeScriptOver ends a scripted conversation (the demo) normally:
+	// front ends show it as a remark, not as a model failure.
+	CodeScriptOver = "SCRIPT_OVER"
+	CodeUnknown    = "UNKNOWN"
 	// CodeContentFilter is a reply the provider's content filter stopped
 	// (OpenAI's finish_reason "content_filter"): a refusal, not a fault.
 	CodeContentFilter = "CONTENT_FILTER"

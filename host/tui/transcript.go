@@ -423,6 +423,11 @@ func (t *transcript) turnEnd(e session.Event) {
 		}
 		t.add(entryNotice, e.Seq, why)
 	case session.EndError:
+		if r.Error != nil && r.Error.Code == llm.CodeScriptOver {
+			// The demo's normal end, not a failure.
+			t.add(entryNotice, e.Seq, r.Error.Message)
+			break
+		}
 		msg := "the turn failed"
 		if r.Error != nil {
 			msg = failureText(*r.Error)

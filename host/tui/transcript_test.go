@@ -231,3 +231,15 @@ func TestTitlesTodosAndUsageFold(t *testing.T) {
 		t.Error("a new turn keeps the old plan")
 	}
 }
+
+func TestTheEndOfAScriptedConversationIsARemarkNotAModelError(t *testing.T) {
+	b := newLog(t, testHeader).
+		add(session.TypeTurnStart, session.TurnStart{Turn: 1}).
+		add(session.TypeTurnEnd, session.TurnEnd{Turn: 1, Reason: session.TurnEndReason{Kind: session.EndError,
+			Error: &session.Failure{Message: "the demo script is over", Code: llm.CodeScriptOver}}})
+	tr := newTranscript(testHeader, nil)
+	tr.load(b.events())
+	if got := strings.Join(visible(tr), "|"); got != "notice:the demo script is over" {
+		t.Errorf("got %q", got)
+	}
+}
