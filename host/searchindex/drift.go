@@ -250,7 +250,13 @@ func (ix *Index) readStamps(ctx context.Context) (map[string]int64, error) {
 }
 
 func (ix *Index) idsInDir(ctx context.Context, dir string) ([]string, error) {
-	rows, err := ix.db.conn.QueryContext(ctx, `SELECT session_id FROM persisted_sessions WHERE workspace_dir = ?`, dir)
+	return ix.queryIDs(ctx, `SELECT session_id FROM persisted_sessions WHERE workspace_dir = ?`, dir)
+}
+
+// queryIDs runs a query of one text column and returns its values; a
+// failure is a reconciliation failure.
+func (ix *Index) queryIDs(ctx context.Context, query string, args ...any) ([]string, error) {
+	rows, err := ix.db.conn.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, ix.reconcileFailed(ctx, err)
 	}

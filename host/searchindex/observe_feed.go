@@ -121,23 +121,7 @@ func (ix *Index) readFeedState(ctx context.Context) (feedState, error) {
 }
 
 func (ix *Index) readPending(ctx context.Context) ([]string, error) {
-	rows, err := ix.db.conn.QueryContext(ctx, `SELECT session_id FROM pending_sessions ORDER BY session_id`)
-	if err != nil {
-		return nil, ix.reconcileFailed(ctx, err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, ix.reconcileFailed(ctx, err)
-		}
-		out = append(out, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, ix.reconcileFailed(ctx, err)
-	}
-	return out, nil
+	return ix.queryIDs(ctx, `SELECT session_id FROM pending_sessions ORDER BY session_id`)
 }
 
 // feedWork is one feed observation in progress.
