@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+
+	"github.com/seed-e9b4dba4/dsh/host/searchindex"
 )
 
 func newIndexCmd(g *globals) *cobra.Command {
@@ -22,6 +24,21 @@ change.`,
 	requireSubcommand(cmd)
 	cmd.AddCommand(newIndexStatusCmd(g), newIndexRebuildCmd(g), newIndexVerifyCmd(g))
 	return cmd
+}
+
+// withIndex opens the session catalog, runs fn on its search index and closes
+// the catalog when fn returns.
+func (g *globals) withIndex(fn func(ix *searchindex.Index) error) error {
+	env, err := g.openQuery()
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	ix, err := env.index()
+	if err != nil {
+		return err
+	}
+	return fn(ix)
 }
 
 // progress reports a long operation on w: a bar redrawn in place on a

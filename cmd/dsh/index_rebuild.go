@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/seed-e9b4dba4/dsh/host/searchindex"
 )
 
 func newIndexRebuildCmd(g *globals) *cobra.Command {
@@ -18,29 +20,22 @@ searching the old one meanwhile and then see the result. Interrupt it at any
 time: the old index stays as it was.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			env, err := g.openQuery()
-			if err != nil {
-				return err
-			}
-			defer env.Close()
-			ix, err := env.index()
-			if err != nil {
-				return err
-			}
-			start := time.Now()
-			bar := newProgress(g.stderr, "indexing sessions").plainLines()
-			err = ix.Rebuild(cmd.Context(), bar.update)
-			bar.done()
-			if err != nil {
-				return err
-			}
-			st, err := ix.Status(cmd.Context())
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(g.stdout, "Rebuilt %s: %d sessions, %d events, %s, in %s.\n",
-				st.Path, st.Sessions, st.Events, humanBytes(st.SizeBytes), time.Since(start).Round(time.Millisecond))
-			return nil
+			return g.withIndex(func(ix *searchindex.Index) error {
+				start := time.Now()
+				bar := newProgress(g.stderr, "indexing sessions").plainLines()
+				err := ix.Rebuild(cmd.Context(), bar.update)
+				bar.done()
+				if err != nil {
+					return err
+				}
+				st, err := ix.Status(cmd.Context())
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(g.stdout, "Rebuilt %s: %d sessions, %d events, %s, in %s.\n",
+					st.Path, st.Sessions, st.Events, humanBytes(st.SizeBytes), time.Since(start).Round(time.Millisecond))
+				return nil
+			})
 		},
 	}
 }

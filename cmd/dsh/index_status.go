@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/seed-e9b4dba4/dsh/host/searchindex"
 )
 
 func newIndexStatusCmd(g *globals) *cobra.Command {
@@ -17,35 +19,28 @@ disappeared) since it last caught up. Any search catches up; so does
 dsh index rebuild, which starts from scratch.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			env, err := g.openQuery()
-			if err != nil {
-				return err
-			}
-			defer env.Close()
-			ix, err := env.index()
-			if err != nil {
-				return err
-			}
-			st, err := ix.Status(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(g.stdout, st)
-			}
-			fmt.Fprintf(g.stdout, "index     %s\n", st.Path)
-			fmt.Fprintf(g.stdout, "sessions  %d\n", st.Sessions)
-			fmt.Fprintf(g.stdout, "events    %d\n", st.Events)
-			fmt.Fprintf(g.stdout, "size      %s\n", humanBytes(st.SizeBytes))
-			switch st.LagSessions {
-			case 0:
-				fmt.Fprintln(g.stdout, "lag       none: the index is up to date")
-			case 1:
-				fmt.Fprintln(g.stdout, "lag       1 session changed since the index last caught up (the next search catches up)")
-			default:
-				fmt.Fprintf(g.stdout, "lag       %d sessions changed since the index last caught up (the next search catches up)\n", st.LagSessions)
-			}
-			return nil
+			return g.withIndex(func(ix *searchindex.Index) error {
+				st, err := ix.Status(cmd.Context())
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					return writeJSON(g.stdout, st)
+				}
+				fmt.Fprintf(g.stdout, "index     %s\n", st.Path)
+				fmt.Fprintf(g.stdout, "sessions  %d\n", st.Sessions)
+				fmt.Fprintf(g.stdout, "events    %d\n", st.Events)
+				fmt.Fprintf(g.stdout, "size      %s\n", humanBytes(st.SizeBytes))
+				switch st.LagSessions {
+				case 0:
+					fmt.Fprintln(g.stdout, "lag       none: the index is up to date")
+				case 1:
+					fmt.Fprintln(g.stdout, "lag       1 session changed since the index last caught up (the next search catches up)")
+				default:
+					fmt.Fprintf(g.stdout, "lag       %d sessions changed since the index last caught up (the next search catches up)\n", st.LagSessions)
+				}
+				return nil
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: {path, sessions, events, sizeBytes, lagSessions}")

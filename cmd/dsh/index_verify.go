@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/seed-e9b4dba4/dsh/host/searchindex"
 )
 
 func newIndexVerifyCmd(g *globals) *cobra.Command {
@@ -20,39 +22,32 @@ re-check or by this command. It reports the sessions that were missing,
 stale or gone from the index, and repairs them.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			env, err := g.openQuery()
-			if err != nil {
-				return err
-			}
-			defer env.Close()
-			ix, err := env.index()
-			if err != nil {
-				return err
-			}
-			bar := newProgress(g.stderr, "repairing the index")
-			rep, err := ix.Verify(cmd.Context(), bar.update)
-			bar.done()
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(g.stdout, rep)
-			}
-			if !rep.Drifted() {
-				fmt.Fprintf(g.stdout, "Checked %d session logs: the index is up to date.\n", rep.Sessions)
-				return nil
-			}
-			var parts []string
-			for _, p := range []struct {
-				ids  []string
-				what string
-			}{{rep.Added, "missing"}, {rep.Changed, "stale"}, {rep.Removed, "gone from disk"}} {
-				if len(p.ids) > 0 {
-					parts = append(parts, fmt.Sprintf("%d %s", len(p.ids), p.what))
+			return g.withIndex(func(ix *searchindex.Index) error {
+				bar := newProgress(g.stderr, "repairing the index")
+				rep, err := ix.Verify(cmd.Context(), bar.update)
+				bar.done()
+				if err != nil {
+					return err
 				}
-			}
-			fmt.Fprintf(g.stdout, "Checked %d session logs: %s; the index is repaired.\n", rep.Sessions, strings.Join(parts, ", "))
-			return nil
+				if asJSON {
+					return writeJSON(g.stdout, rep)
+				}
+				if !rep.Drifted() {
+					fmt.Fprintf(g.stdout, "Checked %d session logs: the index is up to date.\n", rep.Sessions)
+					return nil
+				}
+				var parts []string
+				for _, p := range []struct {
+					ids  []string
+					what string
+				}{{rep.Added, "missing"}, {rep.Changed, "stale"}, {rep.Removed, "gone from disk"}} {
+					if len(p.ids) > 0 {
+						parts = append(parts, fmt.Sprintf("%d %s", len(p.ids), p.what))
+					}
+				}
+				fmt.Fprintf(g.stdout, "Checked %d session logs: %s; the index is repaired.\n", rep.Sessions, strings.Join(parts, ", "))
+				return nil
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: {sessions, added, changed, removed}")
