@@ -69,16 +69,26 @@ func (s *Set) bash(ctx context.Context, call *tools.Call) (any, error) {
 		return nil, failf(nameBash, CodeNoWorkspace, "this session has no working directory to run commands in")
 	}
 	out := &tailCollector{limit: s.cfg.Bash.MaxOutputBytes, store: s.outputs, session: sessionKey(call)}
-	r := runner{shell: "bash", grace: ms(s.cfg.Bash.KillGraceMs), groups: s.groups, env: s.env.apply(os.Environ())}
 	var sink io.Writer = out
 	if live := tools.LiveOutput(ctx); live != nil {
 		sink = io.MultiWriter(out, liveWriter{live})
 	}
-	res, err := r.run(ctx, a.Command, call.Cwd, timeout, sink)
+	environ := os.Environ()
+	c := Command{Line: a.Command, Dir: call.Cwd, Env: s.env.apply(environ), Hidden: s.env.removed(environ), Timeout: timeout}
+	res, err := s.runnerFor(ctx).Run(ctx, c, sink)
 	if err != nil {
 		return nil, failf(nameBash, CodeStartFailed, "cannot start bash in %s: %v", call.Cwd, err)
 	}
 	return renderBash(out, res, timeout), nil
+}
+
+// runnerFor is the runner of a call running with ctx: the front end's, or the
+// local one.
+func (s *Set) runnerFor(ctx context.Context) Runner {
+	if r := runnerFrom(ctx); r != nil {
+		return r
+	}
+	return runner{shell: "bash", grace: ms(s.cfg.Bash.KillGraceMs), groups: s.groups}
 }
 
 // bashTimeout clamps a requested timeout to [1, max]; a non-positive request
@@ -93,12 +103,14 @@ func (s *Set) bashTimeout(req optInt) (time.Duration, error) {
 	return ms(int(min(req.v, int64(s.cfg.Bash.MaxTimeoutMs)))), nil
 }
 
-func renderBash(out *tailCollector, res runResult, timeout time.Duration) string {
+func renderBash(out *tailCollector, res RunResult, timeout time.Duration) string {
 	text, _, note := out.finish()
 	var b strings.Builder
-	if note != "" {
-		b.WriteString(note)
-		b.WriteByte('\n')
+	for _, n := range []string{res.Note, note} {
+		if n != "" {
+			b.WriteString(n)
+			b.WriteByte('\n')
+		}
 	}
 	if len(text) == 0 {
 		b.WriteString("(no output)\n")
@@ -108,21 +120,21 @@ func renderBash(out *tailCollector, res runResult, timeout time.Duration) string
 			b.WriteByte('\n')
 		}
 	}
-	if res.leftovers {
+	if res.Leftovers {
 		b.WriteString("[background processes still writing output were stopped]\n")
 	}
-	if res.detached {
+	if res.Detached {
 		b.WriteString("[a detached process still holds the output; reading stopped]\n")
 	}
 	switch {
-	case res.cause == stopTimeout:
+	case res.Cause == StopTimeout:
 		fmt.Fprintf(&b, "[timed out after %dms]", timeout.Milliseconds())
-	case res.cause == stopCanceled:
+	case res.Cause == StopCanceled:
 		b.WriteString("[cancelled: the command was stopped]")
-	case res.signal != 0:
-		fmt.Fprintf(&b, "[killed by signal: %s]", signalName(res.signal))
+	case res.Signal != "":
+		fmt.Fprintf(&b, "[killed by signal: %s]", res.Signal)
 	default:
-		fmt.Fprintf(&b, "[exit code: %d]", res.exitCode)
+		fmt.Fprintf(&b, "[exit code: %d]", res.ExitCode)
 	}
 	return b.String()
 }

@@ -20,6 +20,12 @@
 // never a second open by name. A nil Access (no permission policy) opens
 // paths as given.
 //
+// bash runs its command through a Runner: the local one (a process group of
+// dsh's own) unless the front end installed another for the call with
+// WithRunner (an ACP editor's terminals). Either way the command gets the
+// environment tools.bash.env allows, minus dsh's credentials, and the result
+// reads the same.
+//
 // Only the tool pipeline (tools.Registry) calls the definitions; tests call
 // Execute directly. read, glob and grep are concurrency-safe; the others are
 // exclusive.

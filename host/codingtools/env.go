@@ -71,6 +71,19 @@ func (f envFilter) apply(environ []string) []string {
 	return out
 }
 
+// removed returns the names a command must not see: the hidden ones and
+// those of environ's entries that apply drops.
+func (f envFilter) removed(environ []string) []string {
+	out := slices.Clone(f.hidden)
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !f.passes(name) && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 func (f envFilter) passes(name string) bool {
 	if slices.Contains(f.hidden, name) || matchesAny(f.deny, name) {
 		return false

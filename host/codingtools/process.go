@@ -11,20 +11,11 @@ import (
 	"github.com/seed-e9b4dba4/dsh/host/procgroup"
 )
 
-// How a command's run ended, beyond its own exit status.
-type stopCause int
-
-const (
-	stopNone     stopCause = iota
-	stopTimeout            // our deadline fired
-	stopCanceled           // the call's context ended
-)
-
 // runResult is everything the bash result is rendered from.
 type runResult struct {
 	exitCode int            // the shell's exit status, when signal is 0
 	signal   syscall.Signal // the shell died of this signal
-	cause    stopCause
+	cause    StopCause
 	// leftovers is set when background processes kept the output open after
 	// the shell exited and were stopped.
 	leftovers bool
@@ -33,14 +24,30 @@ type runResult struct {
 	detached bool
 }
 
-// runner starts one shell command per call and owns its process group until
-// every process in it is gone; groups whose background members outlive the
-// command go to groups, which kills them when the Set closes.
+// runner is the local Runner: it starts one shell command per call and
+// owns its process group until every process in it is gone; groups whose
+// background members outlive the command go to groups, which kills them
+// when the Set closes.
 type runner struct {
 	shell  string
 	grace  time.Duration
 	groups *procgroup.Tracker
 	env    []string // the command's whole environment; nil inherits dsh's
+}
+
+// Run runs c in a process group of dsh's own, with c.Env as its whole
+// environment.
+func (r runner) Run(ctx context.Context, c Command, out io.Writer) (RunResult, error) {
+	r.env = c.Env
+	res, err := r.run(ctx, c.Line, c.Dir, c.Timeout, out)
+	if err != nil {
+		return RunResult{}, err
+	}
+	rr := RunResult{ExitCode: res.exitCode, Cause: res.cause, Leftovers: res.leftovers, Detached: res.detached}
+	if res.signal != 0 {
+		rr.Signal = signalName(res.signal)
+	}
+	return rr, nil
 }
 
 // run executes command with bash -c in dir. Output (stdout and stderr through
@@ -96,17 +103,17 @@ func (r runner) run(ctx context.Context, command, dir string, timeout time.Durat
 		case <-grace.C:
 			res.leftovers = true
 		case <-timer.C:
-			res.cause = stopTimeout
+			res.cause = StopTimeout
 		case <-ctx.Done():
-			res.cause = stopCanceled
+			res.cause = StopCanceled
 		}
 		grace.Stop()
 	case <-timer.C:
-		res.cause = stopTimeout
+		res.cause = StopTimeout
 	case <-ctx.Done():
-		res.cause = stopCanceled
+		res.cause = StopCanceled
 	}
-	if res.cause != stopNone || res.leftovers {
+	if res.cause != StopNone || res.leftovers {
 		res.detached = r.stopGroup(group, exited, readDone, pr)
 	}
 	<-exited
