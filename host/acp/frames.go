@@ -28,6 +28,8 @@ type frameWriter struct {
 	w  io.Writer
 	// answers hears of every answer to a request the filter forwarded.
 	answers *ledger
+	// ids frees the id of every answer before it is written.
+	ids *inflight
 	// onAnswer, when set, sees every answer just before it is written and
 	// returns frames to write right after it, in the same critical
 	// section, so nothing comes between.
@@ -39,6 +41,9 @@ func (f *frameWriter) Write(p []byte) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	answer := isAnswer(p)
+	if id, ok := answerID(p); ok && f.ids != nil {
+		f.ids.release(id)
+	}
 	var after []byte
 	if answer && f.onAnswer != nil {
 		after = f.onAnswer(p)
@@ -97,6 +102,8 @@ type frameFilter struct {
 	log *slog.Logger
 	// requests records every request forwarded to the SDK.
 	requests *ledger
+	// ids holds the ids of the requests forwarded and not yet answered.
+	ids *inflight
 }
 
 // run copies frames until the input ends, then closes the SDK's side.
@@ -171,6 +178,11 @@ func (f *frameFilter) frame(line []byte) error {
 		f.log.Warn("acp: answered an invalid JSON-RPC message", "problem", problem)
 		return f.w.errorFrame(id, codeInvalidRequest, "Invalid request: "+problem)
 	}
+	if request && f.ids != nil && !f.ids.claim(id) {
+		f.log.Warn("acp: answered a request reusing an id in flight", "id", string(id))
+		return f.w.errorFrame(id, codeInvalidRequest, "Invalid request: id "+string(id)+
+			" belongs to a request that is still in progress; give every request a new id")
+	}
 	if request && f.requests != nil {
 		f.requests.opened()
 	}
@@ -178,6 +190,9 @@ func (f *frameFilter) frame(line []byte) error {
 	if _, err := f.out.Write(append(trimmed, '\n')); err != nil {
 		if request && f.requests != nil {
 			f.requests.answered() // the SDK will never see it
+		}
+		if request && f.ids != nil {
+			f.ids.release(id)
 		}
 		return err
 	}
@@ -205,10 +220,11 @@ func check(raw []byte) (json.RawMessage, string) {
 		return nil, "a JSON-RPC message must be a JSON object (batches are not supported)"
 	}
 	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method json.RawMessage `json:"method"`
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
+		JSONRPC json.RawMessage `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  json.RawMessage `json:"method"`
+		Result  json.RawMessage `json:"result"`
+		Error   json.RawMessage `json:"error"`
 	}
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, "the message is not a JSON-RPC object"
@@ -219,6 +235,9 @@ func check(raw []byte) (json.RawMessage, string) {
 			return nil, "id must be a string, a number or null"
 		}
 		id = m.ID
+	}
+	if !jsonrpcVersion(m.JSONRPC) {
+		return id, `jsonrpc must be "2.0": dsh speaks JSON-RPC 2.0 only`
 	}
 	if m.Method != nil {
 		var method string

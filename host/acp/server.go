@@ -29,8 +29,8 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	if err != nil {
 		return err
 	}
-	requests := newLedger()
-	w := &frameWriter{w: out, answers: requests}
+	requests, ids := newLedger(), newInflight()
+	w := &frameWriter{w: out, answers: requests, ids: ids}
 	pr, pw := io.Pipe()
 	s := newServer(opts)
 	w.onAnswer = s.answered
@@ -46,7 +46,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	unwatch := s.watchMCP()
 	unwrap := opts.Tools.Execute.Use(s.executing)
 
-	filter := &frameFilter{in: in, out: pw, w: w, max: opts.MaxFrameBytes, log: opts.Log, requests: requests}
+	filter := &frameFilter{in: in, out: pw, w: w, max: opts.MaxFrameBytes, log: opts.Log, requests: requests, ids: ids}
 	filtered := make(chan struct{})
 	go func() {
 		defer close(filtered)
