@@ -27,15 +27,17 @@ const maxHeaderLen = 1 << 20
 // lineReader yields complete lines and tracks the offset just past the last
 // newline, which is where a torn tail begins.
 type lineReader struct {
+	src      *io.SectionReader
 	r        *bufio.Reader
 	buf      []byte
-	complete int64 // bytes consumed through the last newline
-	torn     int64 // bytes after the last newline (known once next returns io.EOF)
-	limit    int   // longest line returned; longer ones are skipped with errLineTooLong
+	scan     []byte // measure's window
+	complete int64  // bytes consumed through the last newline
+	torn     int64  // bytes after the last newline (known once next returns io.EOF)
+	limit    int    // longest line returned; longer ones are skipped with errLineTooLong
 }
 
-func newLineReader(r io.Reader, bufSize, limit int) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, bufSize), limit: limit}
+func newLineReader(src *io.SectionReader, bufSize, limit int) *lineReader {
+	return &lineReader{src: src, r: bufio.NewReaderSize(src, bufSize), limit: limit}
 }
 
 var errLineTooLong = errors.New("line too long")
@@ -44,6 +46,11 @@ var errLineTooLong = errors.New("line too long")
 // valid until the next call. At the end it returns io.EOF and sets torn.
 // A complete line longer than limit is consumed without being kept and
 // reported as errLineTooLong; reading may go on after it.
+//
+// A line longer than the read buffer is measured first (measure), so it is
+// assembled in one allocation of its own size, and one over the limit is
+// skipped without any of it being held: a 50 MB line costs no more memory
+// than a short one.
 func (lr *lineReader) next() ([]byte, error) {
 	lr.buf = lr.buf[:0]
 	for {
@@ -57,14 +64,24 @@ func (lr *lineReader) next() ([]byte, error) {
 			if len(lr.buf) == 0 {
 				return frag[:len(frag)-1], nil
 			}
-			lr.buf = grow(lr.buf, len(frag), lr.limit)
 			lr.buf = append(lr.buf, frag...)
 			return lr.buf[:len(lr.buf)-1], nil
 		case errors.Is(err, bufio.ErrBufferFull):
+			if len(lr.buf) == 0 {
+				n, err := lr.measure(lr.complete)
+				if err != nil {
+					return nil, err
+				}
+				if n < 0 {
+					return nil, lr.skipLine(int64(len(frag)))
+				}
+				if cap(lr.buf) < n {
+					lr.buf = make([]byte, 0, n)
+				}
+			}
 			if len(lr.buf)+len(frag) > lr.limit {
 				return nil, lr.skipLine(int64(len(lr.buf) + len(frag)))
 			}
-			lr.buf = grow(lr.buf, len(frag), lr.limit)
 			lr.buf = append(lr.buf, frag...)
 		case errors.Is(err, io.EOF):
 			lr.torn = int64(len(lr.buf) + len(frag))
@@ -75,15 +92,28 @@ func (lr *lineReader) next() ([]byte, error) {
 	}
 }
 
-// grow makes room for n more bytes, doubling up to limit: append's gentler
-// growth of large slices would allocate about five times a long line.
-func grow(b []byte, n, limit int) []byte {
-	if len(b)+n <= cap(b) {
-		return b
+// measure returns the length, newline included, of the line starting at
+// off, or -1 when no newline comes within limit+1 bytes (a line over the
+// limit, or a torn tail). It reads through a small window it keeps, so
+// measuring holds nothing of the line.
+func (lr *lineReader) measure(off int64) (int, error) {
+	if lr.scan == nil {
+		lr.scan = make([]byte, 64<<10)
 	}
-	nb := make([]byte, len(b), max(min(2*cap(b), limit+1), len(b)+n))
-	copy(nb, b)
-	return nb
+	for n := 0; n <= lr.limit; {
+		k, err := lr.src.ReadAt(lr.scan[:min(len(lr.scan), lr.limit+1-n)], off+int64(n))
+		if i := bytes.IndexByte(lr.scan[:k], '\n'); i >= 0 {
+			return n + i + 1, nil
+		}
+		n += k
+		if errors.Is(err, io.EOF) {
+			return -1, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	return -1, nil
 }
 
 // skipLine discards the rest of a line of which n bytes were read. A line
