@@ -145,6 +145,8 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		{"search", &rep.search, &rep.rss.search},
 		{"reconcile", &rep.reconcile, &rep.rss.reconcile},
 		{"tool", &rep.tool, &rep.rss.tool},
+		{"big-without", &rep.big.without, &rep.rss.bigWithout},
+		{"big-with", &rep.big.with, &rep.rss.bigWith},
 	} {
 		if o.wholeOnly && p.name != "build" {
 			continue

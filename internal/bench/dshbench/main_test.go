@@ -110,6 +110,13 @@ func TestReportTable(t *testing.T) {
 		f := float64(i + 1)
 		r.whole.Searches = append(r.whole.Searches, wholeSearch{query: q, DSH: lat(10*f, 12*f), RG: lat(250, 270), Hits: 20})
 	}
+	r.rss.bigWithout, r.rss.bigWith = 60<<20, 72<<20
+	r.big.without.FirstSearch, r.big.with.FirstSearch = ms(900), ms(1400)
+	for i, q := range bigQueries {
+		f := float64(i + 1)
+		r.big.without.Queries = append(r.big.without.Queries, bigQuery{query: q, Sessions: lat(f, 2*f), Events: lat(f/2, f)})
+		r.big.with.Queries = append(r.big.with.Queries, bigQuery{query: q, Sessions: lat(f+1, 2*f+1), Events: lat(f+3, f+4)})
+	}
 	var b strings.Builder
 	r.print(&b)
 	goldie.New(t).Assert(t, "report", []byte(b.String()))

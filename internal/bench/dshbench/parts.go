@@ -78,6 +78,10 @@ func runPart(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		res, err = partReconcile(ctx, l, logf)
 	case "tool":
 		res, err = partTool(ctx, l, o.runs, logf)
+	case "big-without":
+		res, err = partBigWithout(ctx, l, o.runs, logf)
+	case "big-with":
+		res, err = partBigWith(ctx, l, o.runs, logf)
 	default:
 		return fmt.Errorf("unknown part %q", o.part)
 	}
