@@ -18,7 +18,10 @@
 // Every file a tool touches is opened through the call's confine.Access
 // (Call.Access.FS), and its checks, reads and writes use that one handle:
 // never a second open by name. A nil Access (no permission policy) opens
-// paths as given.
+// paths as given. read, write and edit reach file content through Files:
+// DiskFiles (that Access) unless the front end installed another for the
+// call with WithFiles (an ACP editor's buffers); grep and glob always read
+// the disk.
 //
 // bash runs its command through a Runner: the local one (a process group of
 // dsh's own) unless the front end installed another for the call with

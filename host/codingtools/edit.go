@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -70,7 +69,7 @@ func (s *Set) editTool() *tools.Definition {
 	}
 }
 
-func (s *Set) edit(_ context.Context, call *tools.Call) (any, error) {
+func (s *Set) edit(ctx context.Context, call *tools.Call) (any, error) {
 	var a editArgs
 	if err := decodeArgs(nameEdit, call, &a); err != nil {
 		return nil, err
@@ -89,17 +88,23 @@ func (s *Set) edit(_ context.Context, call *tools.Call) (any, error) {
 		return nil, err
 	}
 	shown := display(call, abs)
-	fsys := call.Access.FS()
-	defer fsys.Close()
-	f, fi, err := openRegular(nameEdit, call, fsys, abs, os.O_RDWR)
+	f, err := openRegular(ctx, nameEdit, call, abs, OpenEdit)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if err := s.checkFresh(nameEdit, "editing", call, abs, fi); err != nil {
+	version, err := f.Version(ctx)
+	if err != nil {
+		return nil, failf(nameEdit, CodeIO, "cannot read %s: %v", shown, unwrapPathError(err))
+	}
+	if err := s.checkFresh(nameEdit, "editing", call, abs, version); err != nil {
 		return nil, err
 	}
-	b, err := io.ReadAll(f)
+	content, err := f.Content(ctx)
+	if err != nil {
+		return nil, failf(nameEdit, CodeIO, "cannot read %s: %v", shown, unwrapPathError(err))
+	}
+	b, err := io.ReadAll(content)
 	if err != nil {
 		return nil, failf(nameEdit, CodeIO, "cannot read %s: %v", shown, unwrapPathError(err))
 	}
@@ -110,10 +115,7 @@ func (s *Set) edit(_ context.Context, call *tools.Call) (any, error) {
 	if err != nil {
 		return nil, editFailure(err, shown)
 	}
-	if err := f.Truncate(0); err != nil {
-		return nil, failf(nameEdit, CodeIO, "cannot write %s: %v", shown, unwrapPathError(err))
-	}
-	after, err := writeAll(f, []byte(r.text))
+	after, err := f.Replace(ctx, []byte(r.text))
 	if err != nil {
 		return nil, failf(nameEdit, CodeIO, "cannot write %s: %v", shown, unwrapPathError(err))
 	}

@@ -12,24 +12,27 @@ import (
 // maxPreviewBytes bounds how much of a file a call preview (diff) loads.
 const maxPreviewBytes = 1 << 20
 
-// checkFresh enforces read-before-edit for the existing file abs (described
-// by fi): the session must have read or written it, and it must not have
-// changed since.
-func (s *Set) checkFresh(errName, verb string, call *tools.Call, abs string, fi os.FileInfo) error {
-	st, ok := s.files.lookup(sessionKey(call), realPath(abs))
+// checkFresh enforces read-before-edit for the existing file abs, whose
+// content is now at version v: the session must have read or written it,
+// and it must not have changed since.
+func (s *Set) checkFresh(errName, verb string, call *tools.Call, abs string, v Version) error {
+	seen, ok := s.files.lookup(sessionKey(call), realPath(abs))
 	if !ok {
 		return failf(errName, CodeNotRead, "%s has not been read in this session; read it with the read tool before %s it", display(call, abs), verb)
 	}
-	if !st.matches(fi) {
-		return failf(errName, CodeChangedOnDisk, "%s changed on disk since this session last read it; read it again before %s it", display(call, abs), verb)
+	if seen != v {
+		where := "on disk"
+		if v.InBuffer() || seen.InBuffer() {
+			where = "in the editor"
+		}
+		return failf(errName, CodeChangedOnDisk, "%s changed %s since this session last read it; read it again before %s it", display(call, abs), where, verb)
 	}
 	return nil
 }
 
-// writeAll writes data at the start of the open, empty (new or truncated)
-// file f, closes it and returns what fstat said about it after writing: the
-// file written, whatever its name points at by now. In place, so the file
-// keeps its mode, owner and any links pointing at it.
+// writeAll writes data at the start of the open, empty (new) file f,
+// closes it and returns what fstat said about it after writing: the file
+// written, whatever its name points at by now.
 func writeAll(f *os.File, data []byte) (os.FileInfo, error) {
 	_, err := f.WriteAt(data, 0)
 	var fi os.FileInfo

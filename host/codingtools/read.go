@@ -1,10 +1,10 @@
 package codingtools
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -75,32 +75,35 @@ func (s *Set) read(ctx context.Context, call *tools.Call) (any, error) {
 		}
 		limit = a.Limit.v
 	}
-	fsys := call.Access.FS()
-	defer fsys.Close()
-	f, fi, err := openRegular(nameRead, call, fsys, abs, os.O_RDONLY)
+	f, err := openRegular(ctx, nameRead, call, abs, OpenRead)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	content, err := f.Content(ctx)
+	if err != nil {
+		return nil, failf(nameRead, CodeIO, "cannot read %s: %v", display(call, abs), unwrapPathError(err))
+	}
+	version, err := f.Version(ctx)
+	if err != nil {
+		return nil, failf(nameRead, CodeIO, "cannot read %s: %v", display(call, abs), unwrapPathError(err))
+	}
 	sample := make([]byte, sniffLen)
-	n, err := io.ReadFull(f, sample)
+	n, err := io.ReadFull(content, sample)
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
 		return nil, failf(nameRead, CodeIO, "cannot read %s: %v", display(call, abs), unwrapPathError(err))
 	}
 	if looksBinary(sample[:n]) {
-		return nil, failf(nameRead, CodeBinary, "%s is a binary file (%d bytes); read only shows text. Inspect it with bash instead (for example `file` or `xxd | head`)", display(call, abs), fi.Size())
+		return nil, failf(nameRead, CodeBinary, "%s is a binary file (%d bytes); read only shows text. Inspect it with bash instead (for example `file` or `xxd | head`)", display(call, abs), f.Info().Size())
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, failf(nameRead, CodeIO, "cannot read %s: %v", display(call, abs), unwrapPathError(err))
-	}
-	w, err := s.window(ctx, f, offset, limit)
+	w, err := s.window(ctx, io.MultiReader(bytes.NewReader(sample[:n]), content), offset, limit)
 	if err != nil {
 		return nil, failf(nameRead, CodeIO, "cannot read %s: %v", display(call, abs), err)
 	}
 	if w.total == 0 && offset > 1 || w.total > 0 && offset > w.total {
 		return nil, failf(nameRead, CodeOffsetOutOfRange, "offset %d is past the end of %s, which has %d lines; use an offset from 1 to %d", offset, display(call, abs), w.total, max(1, w.total))
 	}
-	s.files.record(sessionKey(call), realPath(abs), fi)
+	s.files.record(sessionKey(call), realPath(abs), version)
 	return w.render(offset), nil
 }
 

@@ -1,6 +1,7 @@
 package codingtools
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -88,24 +89,27 @@ func sessionKey(call *tools.Call) string {
 
 func alwaysConcurrent(*tools.Call) bool { return true }
 
-// openRegular opens the existing regular file abs through fsys with flag
-// (os.O_RDONLY, O_WRONLY or O_RDWR) and returns it with what fstat says
-// about it; every later check and access of the call uses this handle.
-func openRegular(errName string, call *tools.Call, fsys *confine.FS, abs string, flag int) (*os.File, os.FileInfo, error) {
-	f, err := fsys.OpenFile(abs, flag)
+// openRegular opens the existing regular file abs for mode through the
+// call's file access; every later check and access of the call uses the
+// File it returns.
+func openRegular(ctx context.Context, errName string, call *tools.Call, abs string, mode OpenMode) (File, error) {
+	f, err := filesFor(ctx).Open(ctx, call, abs, mode)
 	if err != nil {
-		return nil, nil, openFailure(errName, call, fsys, abs, err)
+		return nil, fileFailure(errName, call, abs, err)
 	}
-	fi, err := f.Stat()
-	if err != nil {
+	if err := checkRegular(errName, call, abs, f.Info()); err != nil {
 		f.Close()
-		return nil, nil, failf(errName, CodeIO, "cannot stat %s: %v", display(call, abs), unwrapPathError(err))
+		return nil, err
 	}
-	if err := checkRegular(errName, call, abs, fi); err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	return f, fi, nil
+	return f, nil
+}
+
+// fileFailure words an error of a file access opening abs; a not-found
+// error lists similar names, looked up on disk through the call's Access.
+func fileFailure(errName string, call *tools.Call, abs string, err error) error {
+	fsys := call.Access.FS()
+	defer fsys.Close()
+	return openFailure(errName, call, fsys, abs, err)
 }
 
 // openFailure words an error of fsys opening abs.

@@ -1,50 +1,34 @@
 package codingtools
 
-import (
-	"os"
-	"sync"
-	"time"
-)
-
-// stamp is what a file looked like when the session last read or wrote it.
-type stamp struct {
-	size    int64
-	modTime time.Time
-}
-
-func stampOf(fi os.FileInfo) stamp { return stamp{size: fi.Size(), modTime: fi.ModTime()} }
-
-func (s stamp) matches(fi os.FileInfo) bool {
-	return s.size == fi.Size() && s.modTime.Equal(fi.ModTime())
-}
+import "sync"
 
 // fileTracker remembers, per session, which files the model has seen. It is
 // the basis of read-before-edit: write and edit refuse to touch an existing
-// file the session has not read, or one whose size or modification time
-// changed since.
+// file the session has not read, or one whose Version changed since (its
+// size or modification time on disk, its text in a client's buffer).
 type fileTracker struct {
 	mu       sync.Mutex
-	sessions map[string]map[string]stamp
+	sessions map[string]map[string]Version
 }
 
 func newFileTracker() *fileTracker {
-	return &fileTracker{sessions: map[string]map[string]stamp{}}
+	return &fileTracker{sessions: map[string]map[string]Version{}}
 }
 
-// record notes that session has seen path (a real path) as fi describes it.
-func (t *fileTracker) record(session, path string, fi os.FileInfo) {
+// record notes that session has seen path (a real path) at version v.
+func (t *fileTracker) record(session, path string, v Version) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	files := t.sessions[session]
 	if files == nil {
-		files = map[string]stamp{}
+		files = map[string]Version{}
 		t.sessions[session] = files
 	}
-	files[path] = stampOf(fi)
+	files[path] = v
 }
 
-// lookup returns the stamp recorded for path in session.
-func (t *fileTracker) lookup(session, path string) (stamp, bool) {
+// lookup returns the version recorded for path in session.
+func (t *fileTracker) lookup(session, path string) (Version, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s, ok := t.sessions[session][path]

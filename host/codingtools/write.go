@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 
 	"github.com/seed-e9b4dba4/dsh/host/tools"
 )
@@ -67,7 +66,7 @@ func (s *Set) writeTool() *tools.Definition {
 	}
 }
 
-func (s *Set) write(_ context.Context, call *tools.Call) (any, error) {
+func (s *Set) write(ctx context.Context, call *tools.Call) (any, error) {
 	var a writeArgs
 	if err := decodeArgs(nameWrite, call, &a); err != nil {
 		return nil, err
@@ -81,44 +80,43 @@ func (s *Set) write(_ context.Context, call *tools.Call) (any, error) {
 	}
 	shown := display(call, abs)
 	data := []byte(*a.Content)
-	fsys := call.Access.FS()
-	defer fsys.Close()
 	verb := "Wrote"
-	f, err := fsys.OpenFile(abs, os.O_WRONLY)
+	var after Version
+	f, err := filesFor(ctx).Open(ctx, call, abs, OpenWrite)
 	switch {
 	case err == nil:
-		fi, err := f.Stat()
+		err = checkRegular(nameWrite, call, abs, f.Info())
+		var now Version
 		if err == nil {
-			err = checkRegular(nameWrite, call, abs, fi)
+			if now, err = f.Version(ctx); err != nil {
+				err = failf(nameWrite, CodeIO, "cannot read %s: %v", shown, unwrapPathError(err))
+			}
 		}
 		if err == nil {
-			err = s.checkFresh(nameWrite, "overwriting", call, abs, fi)
+			err = s.checkFresh(nameWrite, "overwriting", call, abs, now)
 		}
+		if err == nil {
+			if after, err = f.Replace(ctx, data); err != nil {
+				err = failf(nameWrite, CodeIO, "cannot write %s: %v", shown, unwrapPathError(err))
+			}
+		}
+		f.Close()
 		if err != nil {
-			f.Close()
 			return nil, err
-		}
-		if err := f.Truncate(0); err != nil {
-			f.Close()
-			return nil, failf(nameWrite, CodeIO, "cannot write %s: %v", shown, unwrapPathError(err))
 		}
 	case errors.Is(err, fs.ErrNotExist):
 		verb = "Created"
-		if f, err = fsys.Create(abs, 0o644); err != nil {
+		if after, err = filesFor(ctx).Create(ctx, call, abs, data); err != nil {
 			if errors.Is(err, fs.ErrExist) {
 				return nil, failf(nameWrite, CodeChangedOnDisk, "%s was created by someone else meanwhile; read it before overwriting it", shown)
 			}
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil, failf(nameWrite, CodeIO, "cannot create %s: %v", shown, unwrapPathError(err))
 			}
-			return nil, openFailure(nameWrite, call, fsys, abs, err)
+			return nil, fileFailure(nameWrite, call, abs, err)
 		}
 	default:
-		return nil, openFailure(nameWrite, call, fsys, abs, err)
-	}
-	after, err := writeAll(f, data)
-	if err != nil {
-		return nil, failf(nameWrite, CodeIO, "cannot write %s: %v", shown, unwrapPathError(err))
+		return nil, fileFailure(nameWrite, call, abs, err)
 	}
 	s.files.record(sessionKey(call), realPath(abs), after)
 	lines := countLines(*a.Content)
