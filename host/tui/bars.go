@@ -152,6 +152,12 @@ func (u *ui) hintContent(int) ([]span, []span) {
 	}
 	var right []span
 	switch {
+	case u.cur != nil && u.cur.cancelling:
+		right = []span{{" cancelling… ", th.warn}, {"──", th.dim}}
+	case u.cur != nil && u.cur.stopCompact != nil && len(u.cur.queued) > 0:
+		right = []span{{fmt.Sprintf(" %d queued until the compaction ends · Esc cancels it ", len(u.cur.queued)), th.warn}, {"──", th.dim}}
+	case u.cur != nil && u.cur.stopCompact != nil:
+		right = []span{{" compacting · Esc cancels ", th.dim}, {"──", th.dim}}
 	case u.cur != nil && u.cur.running && !u.view.follow:
 		right = []span{{" scrolled up · End returns to the bottom · Esc cancels the turn ", th.warn}, {"──", th.dim}}
 	case u.cur != nil && u.cur.running && len(u.cur.queued) > 0:
@@ -166,10 +172,17 @@ func (u *ui) hintContent(int) ([]span, []span) {
 	return nil, right
 }
 
-// planLines is the standing todo list above the input.
+// planLines is the standing todo list above the input, then the messages
+// waiting for the agent to take them.
 func (u *ui) planLines(width int) []line {
 	th := u.th
 	var out []line
+	if u.cur != nil {
+		for _, q := range u.cur.queued {
+			cells := cellsOf([]span{{" ⏵ queued: ", th.warn}, {oneLine(q.text), th.dim}}, th.escape)
+			out = append(out, lineOf(clipCells(cells, width, th.dim)))
+		}
+	}
 	for _, td := range u.transcript().todos {
 		mark, st := "☐ ", th.base
 		switch td.Status {
@@ -185,4 +198,10 @@ func (u *ui) planLines(width int) []line {
 }
 
 // planRows is how many rows the plan needs (at most 8).
-func (u *ui) planRows() int { return min(len(u.transcript().todos), 8) }
+func (u *ui) planRows() int {
+	n := len(u.transcript().todos)
+	if u.cur != nil {
+		n += len(u.cur.queued)
+	}
+	return min(n, 8)
+}

@@ -173,3 +173,35 @@ func TestCompactSummarizesOlderTurnsAndMarksTheCheckpoint(t *testing.T) {
 		t.Errorf("the summary call's stream leaked into the transcript:\n%s", screen)
 	}
 }
+
+func TestEscCancelsACompactionAndAMessageSentMeanwhileStaysInView(t *testing.T) {
+	long := strings.Repeat("detail ", 300)
+	p := newScripted(
+		textReply("", "first answer "+long),
+		textReply("", "second answer "+long),
+		textReply("", "third answer"),
+		heldReply("## Goals"), // the summary call stalls
+		textReply("", "answer after the cancelled compaction"),
+	)
+	b := newBackend(t, p)
+	d := startUI(t, b, nil)
+	for _, q := range []string{"first question", "second question", "third question"} {
+		d.submit(q)
+		d.waitText("○ ready", "› "+q)
+	}
+	d.submit("/compact")
+	d.waitText("● compacting", "Esc cancels")
+	<-p.holding
+	d.submit("a message typed meanwhile")
+	d.waitText("⏵ queued: a message typed meanwhile", "1 queued until the compaction ends")
+	d.key(tcell.KeyEscape)
+	screen := d.waitText("compaction cancelled, history left unchanged", "› a message typed meanwhile", "answer after the cancelled compaction", "○ ready")
+	for _, gone := range []string{"queued", "cancelling", "earlier context was compacted"} {
+		if strings.Contains(screen, gone) {
+			t.Errorf("%q is on screen after the cancelled compaction:\n%s", gone, screen)
+		}
+	}
+	if strings.Contains(screen, "compaction failed") || strings.Count(screen, "compaction cancelled") != 1 {
+		t.Errorf("the cancellation is not reported once as a cancellation:\n%s", screen)
+	}
+}

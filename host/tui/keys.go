@@ -59,8 +59,15 @@ func (u *ui) mainKey(ev *tcell.EventKey) *tcell.EventKey {
 		u.submit()
 		return nil
 	case tcell.KeyEscape:
-		if u.cur != nil && u.cur.agent.Status() == agent.StatusRunning {
+		switch {
+		case u.cur == nil:
+		case u.cur.agent.Status() == agent.StatusRunning:
 			u.cancelTurn()
+		case u.cur.stopCompact != nil:
+			// Messages sent meanwhile stay queued: the agent takes
+			// them once the compaction has stopped.
+			u.cur.stopCompact()
+			u.cur.cancelling = true
 		}
 		return nil
 	case tcell.KeyPgUp:
@@ -126,10 +133,11 @@ func (u *ui) mainKey(ev *tcell.EventKey) *tcell.EventKey {
 }
 
 // cancelTurn is Esc: it aborts the running turn and drops queued messages.
+// The hint says "cancelling…" until the turn has stopped.
 func (u *ui) cancelTurn() {
 	u.cur.agent.Cancel(session.CancelCause{Kind: agent.CauseUser})
-	clear(u.cur.queued)
-	u.setFlash(span{"cancelling…", u.th.warn})
+	u.cur.queued = nil
+	u.cur.cancelling = true
 }
 
 // submit sends the input: a command when it starts with "/" (a leading
@@ -162,9 +170,13 @@ func (u *ui) send(text string) {
 	}
 	msg := agent.UserText(text, u.opts.NewID())
 	if u.cur.agent.Status() == agent.StatusRunning {
-		u.cur.queued[msg.ID] = true
+		u.cur.queue(msg.ID, text)
 		u.cur.agent.Steer(msg)
 		return
+	}
+	if u.cur.stopCompact != nil {
+		// The agent holds it until the compaction ends.
+		u.cur.queue(msg.ID, text)
 	}
 	u.cur.agent.Followup(msg)
 	u.cur.running = true

@@ -17,9 +17,29 @@ type binding struct {
 	t       *transcript
 	unsub   []func()
 	running bool
-	// queued are steering messages sent during a turn that have not yet
-	// entered the log, by message id.
-	queued map[string]bool
+	// queued are messages sent during a turn or a compaction that have not
+	// yet entered the log, in the order they were sent; they are shown
+	// above the input until they do.
+	queued []queuedMsg
+	// cancelling is set by Esc until the turn or compaction has stopped.
+	cancelling bool
+	// stopCompact cancels the running /compact; nil when none runs.
+	stopCompact func()
+}
+
+// queuedMsg is a sent message waiting for the agent to take it.
+type queuedMsg struct{ id, text string }
+
+func (b *binding) queue(id, text string) { b.queued = append(b.queued, queuedMsg{id, text}) }
+
+// unqueue forgets a message that entered the log.
+func (b *binding) unqueue(id string) {
+	for i, q := range b.queued {
+		if q.id == id {
+			b.queued = append(b.queued[:i:i], b.queued[i+1:]...)
+			return
+		}
+	}
 }
 
 func (b *binding) detach() {
@@ -46,7 +66,7 @@ func (u *ui) present(session, name string) func(*tools.Call) *tools.CallView {
 // second, so no event is missed, and drops the events the snapshot already
 // holds by seq. It runs on the UI goroutine (or before the UI starts).
 func (u *ui) attach(a *agent.Agent) {
-	b := &binding{agent: a, queued: map[string]bool{}}
+	b := &binding{agent: a}
 	live := a.Session()
 	b.unsub = append(b.unsub, live.Subscribe(func(e session.Event) {
 		// A tool's presentation is taken now, on the agent's goroutine,
@@ -122,7 +142,7 @@ func (u *ui) onEvent(b *binding, e session.Event, view *tools.CallView) {
 	if e.Type == session.TypeUserMessage {
 		var m session.Message
 		if e.DecodeData(&m) == nil {
-			delete(b.queued, m.ID)
+			b.unqueue(m.ID)
 		}
 	}
 	if e.Type == session.TypeSessionTitle {
@@ -142,7 +162,10 @@ func (u *ui) onStatus(b *binding, s agent.Status) {
 	}
 	b.running = s == agent.StatusRunning
 	if !b.running {
-		clear(b.queued)
+		b.cancelling = false
+		if b.stopCompact == nil {
+			b.queued = nil
+		}
 		if b.t.stats.phase != phaseCompacting {
 			b.t.stats.phase = phaseIdle
 		}
@@ -247,14 +270,29 @@ func (u *ui) compact() {
 		u.notice(entryError, "no session is open")
 		return
 	}
-	a := u.cur.agent
-	u.goBackground(func(ctx context.Context) {
+	b := u.cur
+	if b.stopCompact != nil {
+		u.notice(entryNotice, "a compaction is already running; Esc cancels it")
+		return
+	}
+	a := b.agent
+	ctx, cancel := context.WithCancel(u.ctx)
+	b.stopCompact = cancel
+	u.goBackground(func(context.Context) {
 		err := a.Compact(ctx)
 		u.post.post(func() {
+			cancelled := ctx.Err() != nil
+			cancel()
+			b.stopCompact, b.cancelling = nil, false
+			if b != u.cur {
+				return
+			}
 			var ce *agent.CompactionError
 			switch {
 			case err == nil:
 				u.notice(entryNotice, "conversation compacted")
+			case cancelled:
+				// The log's compaction/end says so.
 			case errors.Is(err, agent.ErrBusy):
 				u.notice(entryError, "cannot compact while a turn runs: wait for it to finish or press Esc to cancel it")
 			case errors.Is(err, agent.ErrNothingToCompact):

@@ -147,7 +147,12 @@ func (t *transcript) apply(e session.Event, live bool) {
 	case session.TypeCompactionEnd:
 		t.compacting = false
 		var d agent.CompactionEnd
-		if e.DecodeData(&d) == nil && d.Error != "" {
+		switch {
+		case e.DecodeData(&d) != nil || d.Error == "":
+		case strings.HasPrefix(d.Error, "cancelled ("+agent.CauseUser+")"):
+			// The agent's text for a user's cancellation.
+			t.add(entryNotice, e.Seq, "compaction cancelled, history left unchanged")
+		default:
 			t.add(entryError, e.Seq, "compaction failed, history left unchanged: "+d.Error)
 		}
 		if live && t.stats.phase == phaseCompacting {

@@ -22,6 +22,9 @@ func TestEscCancelsTheRunningTurnAndKeepsTheSessionUsable(t *testing.T) {
 	if !strings.Contains(screen, "reply interrupted") {
 		t.Errorf("the interrupted reply is not marked:\n%s", screen)
 	}
+	if strings.Contains(screen, "cancelling") {
+		t.Errorf("\"cancelling…\" stayed after the turn ended:\n%s", screen)
+	}
 	d.submit("try again")
 	d.waitText("Second answer.", "○ ready")
 }
