@@ -205,6 +205,7 @@ func (u *ui) run(ctx context.Context) error {
 	}
 	restore := u.opts.Tools.SetApprover(u)
 	defer restore()
+	defer u.opts.Tools.Execute.Use(u.executing)()
 	pumpCtx, stopPump := context.WithCancel(context.Background())
 	go u.post.run(pumpCtx, func(f func()) { u.app.QueueUpdateDraw(f) })
 	tickDone := make(chan struct{})

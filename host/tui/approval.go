@@ -45,6 +45,7 @@ func (u *ui) Approve(ctx context.Context, call *tools.Call, reason string) (stri
 }
 
 func (u *ui) enqueueApproval(req *approvalReq) {
+	u.markAsking(req, true)
 	u.approvals = append(u.approvals, req)
 	if len(u.approvals) == 1 {
 		u.showApproval()
@@ -58,6 +59,7 @@ func (u *ui) dropApproval(req *approvalReq) {
 			continue
 		}
 		u.approvals = append(u.approvals[:i:i], u.approvals[i+1:]...)
+		u.markAsking(req, false)
 		if i == 0 {
 			u.closeDialog()
 			u.showApproval()
@@ -73,9 +75,18 @@ func (u *ui) answerApproval(outcome string) {
 	}
 	req := u.approvals[0]
 	u.approvals = u.approvals[1:]
+	u.markAsking(req, false)
 	req.answer <- outcome
 	u.closeDialog()
 	u.showApproval()
+}
+
+// markAsking shows on the call's card and in the status line that it waits
+// for the user, so that wait is not counted as the tool running.
+func (u *ui) markAsking(req *approvalReq, on bool) {
+	if t := u.transcriptOf(sessionOf(req.call)); t != nil {
+		t.asking(req.call.CallID, on, u.opts.Now().UnixMilli())
+	}
 }
 
 func (u *ui) closeDialog() {

@@ -3,6 +3,7 @@ package tui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 )
@@ -49,7 +50,7 @@ func TestApprovalDialog(t *testing.T) {
 			d.submit("greet me")
 			screen := d.waitText("Approval needed", "permission mode default asks before running commands",
 				"echo approved-output", "Allow once (y)", "Allow for this session (a)", "Reject (n)")
-			if !strings.Contains(row(screen, -1), "running tools") {
+			if !strings.Contains(row(screen, -1), "waiting for your approval") {
 				t.Errorf("status while asking = %q", row(screen, -1))
 			}
 			tt.answer(d)
@@ -97,4 +98,31 @@ func TestANarrowApprovalDialogStillShowsRejectAndSaysWhatTheSessionGrantCovers(t
 	d.typeText("n")
 	d.waitText("DENIED", "All done.")
 	d.exit()
+}
+
+func TestTheApprovalWaitIsNeitherRunningToolsNorTheToolsDuration(t *testing.T) {
+	b := newBackend(t, newScripted(
+		toolReply("call_1", "bash", `{"command":"echo approved-output","description":"Print a greeting"}`),
+		textReply("", "All done."),
+	))
+	d := startUI(t, b, nil)
+	d.submit("greet me")
+	d.waitText("Approval needed", "echo approved-output")
+	screen := d.waitText("? Print a greeting", "waiting for your approval")
+	if status := row(screen, -1); strings.Contains(status, "running tools") || !strings.Contains(status, "● waiting for your approval") {
+		t.Errorf("status while asking = %q", status)
+	}
+	// The user thinks for a minute and a half.
+	b.clock.advance(90 * time.Second)
+	d.typeText("y")
+	screen = d.waitText("✓ Print a greeting", "All done.")
+	card := ""
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.Contains(l, "✓ Print a greeting") {
+			card = l
+		}
+	}
+	if !strings.Contains(card, "· 0ms") || strings.Contains(card, "1m30s") || strings.Contains(card, "approval") {
+		t.Errorf("the card counts the approval wait: %q", card)
+	}
 }

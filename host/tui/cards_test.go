@@ -85,3 +85,25 @@ func TestClickingAToolCardTogglesOnlyThatCard(t *testing.T) {
 		t.Errorf("the clicked card is still collapsed:\n%s", screen)
 	}
 }
+
+func TestARunningCommandShowsItsOutputAndACancelledOneKeepsIt(t *testing.T) {
+	b := newBackend(t, newScripted(
+		toolReply("call_1", "bash", `{"command":"printf 'live-line-1\\nlive-line-2\\n'; sleep 60","description":"A long command"}`),
+		textReply("", "not reached"),
+	))
+	d := startUI(t, b, nil)
+	d.submit("run it")
+	d.waitText("Approval needed")
+	d.typeText("y")
+	screen := d.waitText("⋯ A long command", "│ live-line-1", "│ live-line-2", "● running tools")
+	if strings.Contains(screen, "Approval needed") {
+		t.Errorf("the dialog stayed open:\n%s", screen)
+	}
+	d.key(tcell.KeyEscape)
+	screen = d.waitText("⊘ A long command", "turn cancelled", "○ ready")
+	for _, want := range []string{"│ live-line-1", "│ live-line-2", "aborted"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the cancelled card lost %q:\n%s", want, screen)
+		}
+	}
+}

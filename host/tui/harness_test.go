@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,7 +45,17 @@ type backend struct {
 	ids    int
 	// closed receives the id of every session CloseSession closed.
 	closed chan string
+	// clock is everyone's clock: the store's, the logs', the agents' and
+	// the UI's. It stands at testNow until a test advances it.
+	clock testClock
 }
+
+// testClock is a clock that moves only when a test says so.
+type testClock struct{ offset atomic.Int64 }
+
+func (c *testClock) now() time.Time { return testNow.Add(time.Duration(c.offset.Load())) }
+
+func (c *testClock) advance(d time.Duration) { c.offset.Add(int64(d)) }
 
 func newBackend(t *testing.T, provider llm.Provider) *backend {
 	t.Helper()
@@ -137,7 +148,7 @@ func (b *backend) ForkSession(ctx context.Context, id string, boundary int) (*ag
 }
 
 func (b *backend) start(h session.Header, events []session.Event, w *store.Writer, seeded bool) (*agent.Agent, error) {
-	live := session.NewLive(h, events, session.LiveOptions{Sink: w, Now: func() time.Time { return testNow }})
+	live := session.NewLive(h, events, session.LiveOptions{Sink: w, Now: b.clock.now})
 	if seeded {
 		if _, err := session.MarkEndSeed(live); err != nil {
 			return nil, err
@@ -148,7 +159,7 @@ func (b *backend) start(h session.Header, events []session.Event, w *store.Write
 	}
 	a, err := agent.New(agent.Options{
 		Live: live, Provider: b.provider, Tools: b.tools, Model: "test-model", Resumed: seeded,
-		Now: func() time.Time { return testNow }, NewID: b.newID,
+		Now: b.clock.now, NewID: b.newID,
 		Sleep: func(context.Context, time.Duration) error { return nil },
 	})
 	if err != nil {
@@ -380,7 +391,7 @@ func startUI(t *testing.T, b *backend, adjust func(*Options)) *screenDriver {
 		Config: Config{ShowReasoning: true, MaxToolOutputLines: 6, Color: true, Mouse: true},
 		Cwd:    b.cwd, Version: "test",
 		Screen: &sizedScreen{SimulationScreen: d.screen, w: 100, h: 30},
-		Now:    func() time.Time { return testNow },
+		Now:    b.clock.now,
 		NewID:  b.newID,
 	}
 	opts.AfterDraw = func(s tcell.Screen) {

@@ -16,6 +16,7 @@ const (
 	phaseThinking
 	phaseResponding
 	phaseTools
+	phaseApproval
 	phaseCompacting
 )
 
@@ -29,6 +30,8 @@ func (p phase) String() string {
 		return "responding"
 	case phaseTools:
 		return "running tools"
+	case phaseApproval:
+		return "waiting for your approval"
 	case phaseCompacting:
 		return "compacting"
 	default:
@@ -51,6 +54,8 @@ type stats struct {
 	phase        phase
 	phaseSince   int64 // Unix ms of the event that entered the phase
 	toolsRunning int
+	// asking counts the calls waiting for the user's approval.
+	asking int
 }
 
 func (s *stats) setPhase(p phase, at int64) {

@@ -43,8 +43,16 @@ type toolCard struct {
 	status  cardStatus
 	errCode string
 	output  string
-	started int64 // event times, Unix ms
+	// started is when the body started (seen live only) or else when the
+	// model asked for the call; ended is its result's time (Unix ms).
+	started int64
 	ended   int64
+	// asking says the call waits for the user's approval.
+	asking bool
+	// live is the tail of the output the running body wrote; liveCut says
+	// its start was dropped. A cancelled call keeps showing it.
+	live    []byte
+	liveCut bool
 	// override is the card's own expansion (+1 expanded, -1 collapsed, 0
 	// the global mode); a click toggles it.
 	override int8
@@ -133,6 +141,16 @@ func (c *toolCard) body() []bodyLine {
 		}
 		out = append(out, bodyLine{text, d.op})
 	}
+	if len(c.live) > 0 && (c.status == cardRunning || c.status == cardAborted) {
+		lines := splitLines(string(c.live))
+		if c.liveCut {
+			// The first line is a fragment.
+			lines[0] = "…"
+		}
+		for _, l := range lines {
+			out = append(out, bodyLine{l, ' '})
+		}
+	}
 	if c.status != cardRunning && strings.TrimSpace(c.output) != "" && !(c.status == cardOK && c.kind() == tools.KindEdit && len(out) > 0) {
 		kind := byte(' ')
 		if c.status != cardOK {
@@ -184,6 +202,10 @@ func (c *toolCard) expanded(m viewMode) bool {
 func (c *toolCard) layout(width int, m viewMode, th *theme) []line {
 	glyph, gs := "⋯", th.running
 	switch c.status {
+	case cardRunning:
+		if c.asking {
+			glyph, gs = "?", th.warn
+		}
 	case cardOK:
 		glyph, gs = "✓", th.ok
 	case cardFailed:
@@ -199,6 +221,9 @@ func (c *toolCard) layout(width int, m viewMode, th *theme) []line {
 	}
 	if c.errCode != "" {
 		head = append(head, span{" · " + c.errCode, gs})
+	}
+	if c.asking {
+		head = append(head, span{" · waiting for your approval", gs})
 	}
 	esc := th.escape
 	out := []line{lineOf(clipCells(cellsOf(head, esc), width, th.dim))}

@@ -407,7 +407,11 @@ func (t *transcript) toolResult(e session.Event) {
 	}
 	ent.tool.finish(d, e.Time)
 	ent.touch()
-	if t.stats.toolsRunning == 0 && t.stats.phase == phaseTools {
+	if ent.tool.asking {
+		ent.tool.asking = false
+		t.stats.asking--
+	}
+	if t.stats.toolsRunning == 0 && (t.stats.phase == phaseTools || t.stats.phase == phaseApproval && t.stats.asking == 0) {
 		t.stats.setPhase(phaseWaiting, e.Time)
 	}
 }
@@ -418,7 +422,7 @@ func (t *transcript) turnEnd(e session.Event) {
 		return
 	}
 	t.retract()
-	t.stats.toolsRunning = 0
+	t.stats.toolsRunning, t.stats.asking = 0, 0
 	r := d.Reason
 	switch r.Kind {
 	case session.EndAborted:
