@@ -7,7 +7,6 @@ import (
 	"io"
 
 	"github.com/seed-e9b4dba4/dsh/host/acp"
-	"github.com/seed-e9b4dba4/dsh/host/searchindex"
 )
 
 // ServeACP runs the ACP front end over r until in ends (or ctx is done):
@@ -35,7 +34,7 @@ func ServeACP(ctx context.Context, r *Runtime, in io.Reader, out io.Writer, vers
 			return nil
 		},
 	}
-	if searchindex.ConfigFrom(r.Config.SessionQuery).OpenAt != searchindex.OpenAtNever {
+	if r.Index != nil {
 		// The editor's /search is the same full-text search as dsh's.
 		opts.Search = r.Query
 	}

@@ -2,6 +2,7 @@ package compositions
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 
 	"github.com/seed-e9b4dba4/dsh/host"
@@ -12,34 +13,58 @@ import (
 	"github.com/seed-e9b4dba4/dsh/host/store"
 )
 
-// newQueryService returns the session-query service over live and the
-// store. The index follows the store's change journal through the mounted
-// adapter instead of listing every log on every search.
-func newQueryService(cfg *config.Config, live *session.Registry, st *store.Store) (*sessionquery.Service, func(), error) {
+// queryTree is the session-query tree every composition that reads past
+// sessions mounts, the one way it is put together: the service over live
+// sessions and the store (through the service's store adapter, whose
+// change journal the index follows) and, unless session_query.open_at is
+// "never", the index as the service's search engine and catalog.
+type queryTree struct {
+	svc     *sessionquery.Service
+	ix      *searchindex.Index // nil when search is disabled
+	unmount func() error
+}
+
+// mountQuery builds the tree over live and st. openAt, when not empty,
+// replaces session_query.open_at unless that is "never".
+func mountQuery(ctx context.Context, cfg *config.Config, live *session.Registry, st *store.Store, openAt string, opts searchindex.Options) (*queryTree, error) {
 	sq := cfg.SessionQuery
 	svc, err := sessionquery.New(sessionquery.Config{
 		ReadWindowMax:               sq.ReadWindowMax,
 		PersistedInspectConcurrency: sq.PersistedInspectConcurrency,
 	}, live)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return svc, svc.Mount(searchindex.NewStorePersistence(st)), nil
+	unbind := svc.Mount(sessionquery.NewStorePersistence(st))
+	icfg := searchindex.ConfigFrom(sq)
+	if openAt != "" && icfg.OpenAt != searchindex.OpenAtNever {
+		icfg.OpenAt = openAt
+	}
+	ix, unmountIndex, err := searchindex.Mount(ctx, svc, icfg, opts)
+	if err != nil {
+		unbind()
+		return nil, err
+	}
+	return &queryTree{svc: svc, ix: ix, unmount: func() error {
+		err := unmountIndex()
+		unbind()
+		return err
+	}}, nil
 }
 
 // mountQuery provides the session-query service over this process's live
 // sessions and the JSONL store, with its search index.
 func (r *Runtime) mountQuery(ctx context.Context) error {
-	svc, unmount, err := newQueryService(r.Config, r.Sessions, r.Store)
+	t, err := mountQuery(ctx, r.Config, r.Sessions, r.Store, "", searchindex.Options{Log: r.Log})
 	if err != nil {
 		return err
 	}
-	r.Host.OnClose("session-query persistence", func() error { unmount(); return nil })
-	if _, err := host.Provide(r.Host, sessionquery.ServiceKey, "", svc); err != nil {
+	r.Host.OnClose("session-query", t.unmount)
+	if _, err := host.Provide(r.Host, sessionquery.ServiceKey, "", t.svc); err != nil {
 		return err
 	}
-	r.Query = svc
-	return r.mountIndex(ctx, svc)
+	r.Query, r.Index = t.svc, t.ix
+	return nil
 }
 
 // Catalog is the session-query service over the persisted sessions alone,
@@ -50,6 +75,8 @@ type Catalog struct {
 	// Index is nil when session_query.open_at is "never"; otherwise it
 	// opens on first use.
 	Index *searchindex.Index
+
+	unmount func() error
 }
 
 // OpenCatalog builds a Catalog from cfg. notice (nil: discarded) receives
@@ -57,21 +84,15 @@ type Catalog struct {
 // built by another dsh version. Close it when done.
 func OpenCatalog(cfg *config.Config, notice func(string)) (*Catalog, error) {
 	st := store.New(cfg.Sessions.Dir, store.Options{})
-	svc, _, err := newQueryService(cfg, session.NewRegistry(), st)
+	// A catalog opens its index on first use whatever open_at says, so a
+	// command opens it only if it reads it.
+	t, err := mountQuery(context.Background(), cfg, session.NewRegistry(), st, searchindex.OpenAtFirstSearch,
+		searchindex.Options{Log: slog.Default(), Notice: notice})
 	if err != nil {
 		return nil, err
 	}
-	c := &Catalog{Store: st, Query: svc}
-	icfg := searchindex.ConfigFrom(cfg.SessionQuery)
-	if icfg.OpenAt != searchindex.OpenAtNever {
-		icfg.OpenAt = searchindex.OpenAtFirstSearch
-		if c.Index, err = searchindex.New(icfg, svc, searchindex.Options{Log: slog.Default(), Notice: notice}); err != nil {
-			return nil, err
-		}
-		svc.SetEngine(c.Index)
-	}
-	return c, nil
+	return &Catalog{Store: st, Query: t.svc, Index: t.ix, unmount: t.unmount}, nil
 }
 
-// Close closes the service and with it the index.
-func (c *Catalog) Close() error { return c.Query.Close() }
+// Close closes the index and the service.
+func (c *Catalog) Close() error { return errors.Join(c.unmount(), c.Query.Close()) }

@@ -17,6 +17,7 @@ import (
 	"github.com/seed-e9b4dba4/dsh/host/llm"
 	"github.com/seed-e9b4dba4/dsh/host/permissions"
 	"github.com/seed-e9b4dba4/dsh/host/prompt"
+	"github.com/seed-e9b4dba4/dsh/host/searchindex"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 	"github.com/seed-e9b4dba4/dsh/host/store"
@@ -81,6 +82,9 @@ type Runtime struct {
 	// Query is the session-query service; nil in the headless composition
 	// unless the session-query plugin is enabled.
 	Query *sessionquery.Service
+	// Index is Query's search index and catalog; nil when Query is nil or
+	// session_query.open_at is "never".
+	Index *searchindex.Index
 
 	clock      *clock
 	closeLog   func() error

@@ -52,7 +52,7 @@ func newBenchEnv(b *testing.B) benchEnv {
 	if err != nil {
 		b.Fatal(err)
 	}
-	svc.Mount(NewStorePersistence(st))
+	svc.Mount(sessionquery.NewStorePersistence(st))
 	ix, err := New(DefaultConfig(filepath.Join(b.TempDir(), "index.db")), svc, Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -259,7 +259,7 @@ func BenchmarkSearchLargeEvent(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			svc.Mount(NewStorePersistence(st))
+			svc.Mount(sessionquery.NewStorePersistence(st))
 			ix, err := New(DefaultConfig(filepath.Join(dir, "index.db")), svc, Options{})
 			if err != nil {
 				b.Fatal(err)

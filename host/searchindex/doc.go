@@ -4,8 +4,8 @@
 // sessionquery.SearchEngine and sessionquery.Catalog (every session's
 // header, title, event count, last event time and log size, kept in the
 // same transactions as its search rows, so that listings read no log);
-// compositions install it with Mount (or the "session-query-index" Plugin)
-// and the CLI uses Rebuild, Verify, Status and EventCounts. Everything else
+// compositions install it with Mount, the only way it is put in front of a
+// service, and the CLI uses Rebuild, Verify, Status and EventCounts. Everything else
 // reaches it through the service.
 //
 // # Invariants
@@ -50,7 +50,7 @@
 // # Reconciliation
 //
 // Every search and listing first brings the index up to date. With a
-// persistence that implements ChangeFeed (NewStorePersistence), it reads
+// persistence that implements ChangeFeed (sessionquery.StorePersistence), it reads
 // the change journal from the stored cursor and looks only at the ids it
 // names, the pending ids, the sessions that stopped being live here and
 // what the drift checks below report: a search over an unchanged corpus

@@ -7,12 +7,13 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 	"github.com/seed-e9b4dba4/dsh/host/store"
 )
 
 func TestStorePersistenceFeed(t *testing.T) {
 	st := store.New(filepath.Join(t.TempDir(), "sessions"), store.Options{})
-	p := NewStorePersistence(st)
+	p := sessionquery.NewStorePersistence(st)
 	ctx := context.Background()
 	head, err := p.FeedHead()
 	if err != nil {

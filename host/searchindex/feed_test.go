@@ -15,7 +15,7 @@ import (
 
 // countingFeed is the store persistence with its calls counted.
 type countingFeed struct {
-	*StorePersistence
+	*sessionquery.StorePersistence
 	mu               sync.Mutex
 	lists, snapshots int
 	inspects         []string
@@ -54,7 +54,7 @@ func newFeedFixture(t *testing.T) (*fixture, *countingFeed) {
 	t.Helper()
 	f := newFixture(t)
 	f.unmount()
-	feed := &countingFeed{StorePersistence: NewStorePersistence(f.st)}
+	feed := &countingFeed{StorePersistence: sessionquery.NewStorePersistence(f.st)}
 	f.unmount = f.svc.Mount(feed)
 	return f, feed
 }

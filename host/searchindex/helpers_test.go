@@ -40,7 +40,7 @@ func newFixture(t *testing.T, opts ...fixtureOpt) *fixture {
 	}
 	st := store.New(filepath.Join(dir, "sessions"), store.Options{})
 	f := &fixture{t: t, dir: dir, reg: reg, svc: svc, st: st, cfg: cfg}
-	f.unmount = svc.Mount(NewStorePersistence(st))
+	f.unmount = svc.Mount(sessionquery.NewStorePersistence(st))
 	f.ix = f.newIndex(cfg)
 	return f
 }

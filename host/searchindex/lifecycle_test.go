@@ -11,7 +11,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/seed-e9b4dba4/dsh/host"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 )
@@ -59,14 +58,13 @@ func TestConfigDefaultsAndValidation(t *testing.T) {
 }
 
 func TestMountRejectsInvalidConfigAndRegistersNothing(t *testing.T) {
-	h := host.New(nil)
 	svc, _ := sessionquery.New(sessionquery.DefaultConfig(), session.NewRegistry())
 	c := DefaultConfig(MemoryPath)
 	c.SnippetChars = 0
-	_, err := Mount(context.Background(), h, svc, c, Options{})
+	ix, _, err := Mount(context.Background(), svc, c, Options{})
 	wantCode(t, err, sessionquery.CodeInvalidConfig)
-	if _, ok := host.Get(h, IndexKey); ok {
-		t.Error("an index was published")
+	if ix != nil {
+		t.Error("an index was returned")
 	}
 	_, err = svc.SearchSessions(context.Background(), sessionquery.SessionSearchRequest{Query: "x"})
 	wantCode(t, err, sessionquery.CodeSearchDisabled)
@@ -77,8 +75,7 @@ func TestFirstSearchModeCreatesNoFileUntilSearched(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "deep", "index.db")
 	c := DefaultConfig(path)
 	c.OpenAt = OpenAtFirstSearch
-	h := host.New(nil)
-	dispose, err := Mount(context.Background(), h, f.svc, c, Options{})
+	_, dispose, err := Mount(context.Background(), f.svc, c, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,10 +96,12 @@ func TestNeverModeDisablesSearchButNotExactReads(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "index.db")
 	c := DefaultConfig(path)
 	c.OpenAt = OpenAtNever
-	h := host.New(nil)
-	dispose, err := Mount(context.Background(), h, f.svc, c, Options{})
+	ix, dispose, err := Mount(context.Background(), f.svc, c, Options{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if ix != nil {
+		t.Error("never mode returned an index")
 	}
 	defer dispose()
 	ctx := context.Background()
@@ -206,7 +205,7 @@ func wantMode(t *testing.T, path string, want fs.FileMode) {
 func TestFilesystemErrorsAreIndexFailedWithTheirCause(t *testing.T) {
 	f := newFixture(t)
 	c := DefaultConfig(filepath.Join(t.TempDir(), "bad\x00name.db"))
-	_, err := Mount(context.Background(), host.New(nil), f.svc, c, Options{})
+	_, _, err := Mount(context.Background(), f.svc, c, Options{})
 	qe := wantCode(t, err, sessionquery.CodeIndexFailed)
 	var pe *fs.PathError
 	if !errors.As(qe, &pe) {
@@ -332,18 +331,17 @@ func TestStaleSchemaVersionIsResetAndRebuilt(t *testing.T) {
 func TestInvalidDatabaseFailsStartupAndFirstSearchForGood(t *testing.T) {
 	path := rawDB(t, "CREATE TABLE canonical(x)")
 	f := newFixture(t)
-	h := host.New(nil)
 	c := DefaultConfig(path)
-	_, err := Mount(context.Background(), h, f.svc, c, Options{})
+	ix, _, err := Mount(context.Background(), f.svc, c, Options{})
 	wantCode(t, err, sessionquery.CodeIndexFailed)
-	if _, ok := host.Get(h, IndexKey); ok {
-		t.Error("a failed startup published the index")
+	if ix != nil {
+		t.Error("a failed startup returned the index")
 	}
 	_, err = f.svc.SearchSessions(context.Background(), sessionquery.SessionSearchRequest{Query: "x"})
 	wantCode(t, err, sessionquery.CodeSearchDisabled)
 
 	c.OpenAt = OpenAtFirstSearch
-	dispose, err := Mount(context.Background(), h, f.svc, c, Options{})
+	_, dispose, err := Mount(context.Background(), f.svc, c, Options{})
 	if err != nil {
 		t.Fatalf("first-search mount: %v", err)
 	}
@@ -408,37 +406,22 @@ func TestCloseFinishesTheRunningOperationAndFailsTheRest(t *testing.T) {
 	wantCode(t, err, sessionquery.CodeIndexFailed)
 }
 
-func TestPluginActivatesThroughTheHost(t *testing.T) {
+func TestUnmountUninstallsAndClosesTheIndex(t *testing.T) {
 	f := newFixture(t)
 	f.persist(hdr("p", 1), texts("needle"))
-	h := host.New(nil)
-	if _, err := host.Provide(h, sessionquery.ServiceKey, "", f.svc); err != nil {
+	ix, unmount, err := Mount(context.Background(), f.svc, f.cfg, Options{})
+	if err != nil {
 		t.Fatal(err)
-	}
-	if err := h.Start([]host.Plugin{Plugin(f.cfg, Options{})}, nil); err != nil {
-		t.Fatal(err)
-	}
-	ix, ok := host.Get(h, IndexKey)
-	if !ok {
-		t.Fatal("no index service")
 	}
 	p, err := f.svc.SearchSessions(context.Background(), sessionquery.SessionSearchRequest{Query: "needle"})
 	if err != nil || len(p.Items) != 1 {
 		t.Fatalf("search = %+v, %v", p, err)
 	}
-	if err := h.Close(); err != nil {
+	if err := unmount(); err != nil {
 		t.Fatal(err)
-	}
-	if _, ok := host.Get(h, IndexKey); ok {
-		t.Error("the index outlived its plugin")
 	}
 	_, err = ix.SearchSessions(context.Background(), sessionquery.SessionSearchRequest{Query: "needle"})
 	wantCode(t, err, sessionquery.CodeIndexFailed)
 	_, err = f.svc.SearchSessions(context.Background(), sessionquery.SessionSearchRequest{Query: "needle"})
 	wantCode(t, err, sessionquery.CodeSearchDisabled)
-
-	missing := host.New(nil)
-	if err := missing.Start([]host.Plugin{Plugin(f.cfg, Options{})}, nil); err == nil {
-		t.Error("the plugin started without the session-query service")
-	}
 }

@@ -49,7 +49,7 @@ func newProcess(t *testing.T, root, path string) *process {
 		t.Fatal(err)
 	}
 	st := store.New(root, store.Options{})
-	svc.Mount(NewStorePersistence(st))
+	svc.Mount(sessionquery.NewStorePersistence(st))
 	ix, err := New(DefaultConfig(path), svc, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -299,7 +299,7 @@ func runHelper(mode string) error {
 		if err != nil {
 			return err
 		}
-		svc.Mount(NewStorePersistence(store.New(os.Getenv("DSH_ROOT"), store.Options{})))
+		svc.Mount(sessionquery.NewStorePersistence(store.New(os.Getenv("DSH_ROOT"), store.Options{})))
 		ix, err := New(DefaultConfig(os.Getenv("DSH_INDEX")), svc, Options{})
 		if err != nil {
 			return err

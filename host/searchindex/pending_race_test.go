@@ -49,7 +49,7 @@ func (g *gate) open() { close(g.release) }
 // reconciliation calls for a journal or pending id, and for a live session
 // whose log changed).
 type gatedPersistence struct {
-	*StorePersistence
+	*sessionquery.StorePersistence
 	inspect, snapshot gate
 }
 
@@ -72,7 +72,7 @@ func newGatedProcess(t *testing.T, root, path string) (*process, *gatedPersisten
 		t.Fatal(err)
 	}
 	st := store.New(root, store.Options{})
-	gp := &gatedPersistence{StorePersistence: NewStorePersistence(st)}
+	gp := &gatedPersistence{StorePersistence: sessionquery.NewStorePersistence(st)}
 	svc.Mount(gp)
 	ix, err := New(DefaultConfig(path), svc, Options{})
 	if err != nil {

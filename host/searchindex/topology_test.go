@@ -423,7 +423,7 @@ func TestReopenAgainstTheSameOrAnotherStore(t *testing.T) {
 	}
 	w.Close()
 	g.unmount()
-	g.unmount = g.svc.Mount(NewStorePersistence(other))
+	g.unmount = g.svc.Mount(sessionquery.NewStorePersistence(other))
 	g.ix = g.newIndex(g.cfg)
 	if got := sessionIDs(g.sessions(sessionquery.SessionSearchRequest{Query: "bravo"})); !reflect.DeepEqual(got, []string{"s"}) {
 		t.Errorf("bravo: %v", got)

@@ -15,6 +15,8 @@
 // no authorization: each consumer (the model-facing tools, ACP, the TUI, the
 // CLI) scopes what it shows.
 //
-// Compositions construct the Service with New and publish it under
-// ServiceKey; any front end or plugin may call it concurrently.
+// Compositions construct the Service with New, mount the store through
+// StorePersistence (the one store adapter, which also offers the change
+// journal the index follows) and publish it under ServiceKey; any front end
+// or plugin may call it concurrently.
 package sessionquery

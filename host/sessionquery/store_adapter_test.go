@@ -44,7 +44,7 @@ func TestStorePersistenceServesPersistedLogsWithoutChangingThem(t *testing.T) {
 	before := readBytes(t, good)
 
 	fx := newFixture(t, DefaultConfig())
-	fx.mount(t, StorePersistence(st))
+	fx.mount(t, NewStorePersistence(st))
 	ctx := t.Context()
 	records, err := fx.svc.ListSessions(ctx)
 	if err != nil {

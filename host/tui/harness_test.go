@@ -86,7 +86,7 @@ func newBackend(t *testing.T, provider llm.Provider) *backend {
 	if b.query, err = sessionquery.New(sessionquery.DefaultConfig(), b.registry); err != nil {
 		t.Fatal(err)
 	}
-	b.query.Mount(sessionquery.StorePersistence(b.store))
+	b.query.Mount(sessionquery.NewStorePersistence(b.store))
 	b.query.SetEngine(scanEngine{b.query})
 	t.Cleanup(func() { _ = b.query.Close() })
 	return b

@@ -14,9 +14,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/seed-e9b4dba4/dsh/compositions"
-	"github.com/seed-e9b4dba4/dsh/host"
 	"github.com/seed-e9b4dba4/dsh/host/agent"
-	"github.com/seed-e9b4dba4/dsh/host/searchindex"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 	"github.com/seed-e9b4dba4/dsh/internal/fakellm"
 )
@@ -114,8 +112,8 @@ func TestIndexDamagedUnderARunningRuntimeNeverServesWrongResults(t *testing.T) {
 			h := newHermetic(t)
 			cfg := h.config(t, "", "llm.base_url="+srv.URL, "llm.api_key=k")
 			rt := newRuntime(t, compositions.TUI, cfg)
-			ix, ok := host.Get(rt.Host, searchindex.IndexKey)
-			if !ok {
+			ix := rt.Index
+			if ix == nil {
 				t.Fatal("the TUI runtime mounts no index")
 			}
 			turn := func(a *agent.Agent, prompt string) {

@@ -89,7 +89,7 @@ func fractionsFixture(t *testing.T) *corpusFixture {
 	}
 	caller := callerLive("caller", ws)
 	svc := realService(t, caller)
-	t.Cleanup(svc.Mount(sq.StorePersistence(st)))
+	t.Cleanup(svc.Mount(sq.NewStorePersistence(st)))
 	svc.SetEngine(sqliteEngine(t)(svc))
 	return &corpusFixture{ws: ws, svc: svc, caller: caller, h: newHarness(t, svc, DefaultConfig())}
 }

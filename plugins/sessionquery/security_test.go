@@ -136,7 +136,7 @@ func newCorpusFixture(t *testing.T, engine func(*sq.Service) sq.SearchEngine) *c
 		ev(3, session.TypeToolCall, session.ToolCall{Turn: 1, Step: 1, CallID: "c", Name: ToolEventSearch, Arguments: `{"query":"needle"}`}),
 	}, session.LiveOptions{})
 	fx.svc = realService(t, fx.caller)
-	unmount := fx.svc.Mount(sq.StorePersistence(st))
+	unmount := fx.svc.Mount(sq.NewStorePersistence(st))
 	t.Cleanup(unmount)
 	if engine != nil {
 		fx.svc.SetEngine(engine(fx.svc))

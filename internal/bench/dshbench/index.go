@@ -29,7 +29,7 @@ func openEngine(l layout) (*engine, error) {
 	if e.svc, err = sessionquery.New(sessionquery.DefaultConfig(), e.reg); err != nil {
 		return nil, err
 	}
-	e.svc.Mount(searchindex.NewStorePersistence(e.st))
+	e.svc.Mount(sessionquery.NewStorePersistence(e.st))
 	if e.ix, err = searchindex.New(searchindex.DefaultConfig(l.index), e.svc, searchindex.Options{}); err != nil {
 		return nil, err
 	}
