@@ -165,30 +165,112 @@ func bestPerSession(cands []candidate) []candidate {
 
 // persistedBest returns, strongest first, at most n persisted sessions that
 // match, each with its strongest document, excluding sessions that are
-// live here. FTS5 hands over every match's rowid and rank only; the window
-// keeps one row per session (rowid>>docBits) without touching the document
-// table, whose rows are read for the winners alone. Rank ties within a
-// session fall to the smallest rowid, which is the documented tie-break
-// order by construction (see docBits).
+// live here.
+//
+// FTS5 hands over every match's rowid and rank in rowid order, so a
+// session's matches arrive together (rowid>>docBits is its key) and its
+// strongest one is kept as they stream by: no sorter holds every match,
+// and no document or session row is read for a match that loses. Rank ties
+// within a session fall to the smallest rowid, the first one seen, which
+// is the documented tie-break order by construction (see docBits). The
+// sessions' winners are then taken strongest first and resolved (session
+// predicates, live shadowing, the tie-break columns) a batch at a time,
+// until n sessions passed and the next score is worse than the n-th: the
+// sessions tied with the n-th are all resolved, so the full tie-break
+// order decides between them as it would over every match.
 func persistedBest(ctx context.Context, q querier, match string, sp, ep predicates, n int) ([]candidate, error) {
-	inner := `SELECT persisted_fts.rowid AS doc_id, persisted_fts.rank AS score FROM persisted_fts`
-	if ep.count() > 0 {
-		inner += ` JOIN persisted_docs ON persisted_docs.doc_id = persisted_fts.rowid`
+	best, err := sessionWinners(ctx, q, match, ep)
+	if err != nil || len(best) == 0 {
+		return nil, err
 	}
-	inner += ` WHERE persisted_fts MATCH ?` + ep.where()
-	query := `WITH h AS (` + inner + `),
-		m AS (SELECT doc_id, score, row_number() OVER (PARTITION BY doc_id >> ` + strconv.Itoa(docBits) + ` ORDER BY score, doc_id) AS rn FROM h)
-		SELECT m.doc_id, m.score, d.seq, d.type, d.time, d.surface, d.codepoint_length, ` + headerColumns + `
-		FROM m
+	slices.SortFunc(best, func(a, b winner) int {
+		if c := cmp.Compare(a.score, b.score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.docID, b.docID)
+	})
+	var out []candidate
+	batch := max(n, 32)
+	for next := 0; next < len(best); {
+		if len(out) >= n && best[next].score > nthScore(out, n) {
+			break
+		}
+		end := min(len(best), next+batch)
+		got, err := resolveWinners(ctx, q, best[next:end], sp)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, got...)
+		next, batch = end, batch*2
+	}
+	slices.SortStableFunc(out, compareSessions)
+	return out[:min(len(out), n)], nil
+}
+
+// winner is one session's strongest match, as FTS5 reports it.
+type winner struct {
+	docID int64
+	score float64
+}
+
+// sessionWinners streams every persisted match (rowid order, so each
+// session's matches are contiguous) and keeps each session's strongest.
+func sessionWinners(ctx context.Context, q querier, match string, ep predicates) ([]winner, error) {
+	query := `SELECT persisted_fts.rowid, persisted_fts.rank FROM persisted_fts`
+	if ep.count() > 0 {
+		query += ` JOIN persisted_docs ON persisted_docs.doc_id = persisted_fts.rowid`
+	}
+	query += ` WHERE persisted_fts MATCH ?` + ep.where() + ` ORDER BY persisted_fts.rowid`
+	rows, err := q.QueryContext(ctx, query, append([]any{match}, ep.args...)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var best []winner
+	session := int64(-1)
+	for rows.Next() {
+		var w winner
+		if err := rows.Scan(&w.docID, &w.score); err != nil {
+			return nil, err
+		}
+		switch key := w.docID >> docBits; {
+		case key != session:
+			session = key
+			best = append(best, w)
+		case w.score < best[len(best)-1].score:
+			best[len(best)-1] = w
+		}
+	}
+	return best, rows.Err()
+}
+
+// nthScore is the score of the n-th strongest of the resolved sessions
+// (n <= len(out)).
+func nthScore(out []candidate, n int) float64 {
+	scores := make([]float64, len(out))
+	for i, c := range out {
+		scores[i] = c.score
+	}
+	slices.Sort(scores)
+	return scores[n-1]
+}
+
+// resolveWinners reads the document and session rows of some winners and
+// keeps those whose session passes the session predicates and is not live
+// here, in no particular order.
+func resolveWinners(ctx context.Context, q querier, ws []winner, sp predicates) ([]candidate, error) {
+	ids := make([]string, len(ws))
+	score := make(map[int64]float64, len(ws))
+	for i, w := range ws {
+		ids[i] = strconv.FormatInt(w.docID, 10)
+		score[w.docID] = w.score
+	}
+	query := `SELECT d.doc_id, d.seq, d.type, d.time, d.surface, d.codepoint_length, ` + headerColumns + `
+		FROM persisted_docs d
 		JOIN (SELECT session_key, session_id, version, created_at, cwd, parent_session, seed_length, delegation_depth,
-			agent_preset, 0 AS live, 1 AS persisted FROM persisted_sessions) c ON c.session_key = m.doc_id >> ` + strconv.Itoa(docBits) + `
-		JOIN persisted_docs d ON d.doc_id = m.doc_id
-		WHERE m.rn = 1 AND c.session_id NOT IN (SELECT session_id FROM live_sessions)` + sp.where() + `
-		ORDER BY m.score, d.codepoint_length, d.time DESC, c.session_id, d.seq DESC
-		LIMIT ?`
-	args := append([]any{match}, ep.args...)
-	args = append(append(args, sp.args...), n)
-	rows, err := q.QueryContext(ctx, query, args...)
+			agent_preset, 0 AS live, 1 AS persisted FROM persisted_sessions) c ON c.session_key = d.doc_id >> ` + strconv.Itoa(docBits) + `
+		WHERE d.doc_id IN (SELECT value FROM json_each(?)) AND c.session_id NOT IN (SELECT session_id FROM live_sessions)` + sp.where()
+	rows, err := q.QueryContext(ctx, query, append([]any{"[" + strings.Join(ids, ",") + "]"}, sp.args...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -196,10 +278,11 @@ func persistedBest(ctx context.Context, q querier, match string, sp, ep predicat
 	var out []candidate
 	for rows.Next() {
 		c := candidate{persisted: true}
-		dest := append([]any{&c.docID, &c.score, &c.seq, &c.typ, &c.time, &c.surface, &c.length}, scanHeader(&c.header)...)
+		dest := append([]any{&c.docID, &c.seq, &c.typ, &c.time, &c.surface, &c.length}, scanHeader(&c.header)...)
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
+		c.score = score[c.docID]
 		out = append(out, c)
 	}
 	return out, rows.Err()

@@ -108,9 +108,13 @@
 // We rank by FTS5's bm25 instead of upstream's highlight-span count:
 // counting spans needs highlight() on every match, which for a common word
 // means re-tokenizing most of the corpus per search. bm25 comes from the
-// index alone, and the session query keeps one row per session with a
-// window over (rowid, rank) pairs, never touching a document row except for
-// the winners. Scores of the live overlay (a separate, per-connection FTS5
+// index alone. The session query streams (rowid, rank) pairs in rowid
+// order, where a session's matches are contiguous, and keeps each
+// session's strongest as they pass: no sorter holds every match and no
+// document or session row is read except for the winners that can still
+// make the page (see persistedBest). FTS5 still scores every match, so a
+// common word costs one pass over its posting list and one docsize read
+// per matching document. Scores of the live overlay (a separate, per-connection FTS5
 // table with its own statistics) are mapped onto the persisted table's scale
 // by recovering each document's phrase frequency and recomputing bm25 with
 // the persisted statistics, so live and persisted documents compare as if
