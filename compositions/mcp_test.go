@@ -32,6 +32,7 @@ func TestMain(m *testing.M) {
 type acpClient struct {
 	mu      sync.Mutex
 	text    strings.Builder
+	cards   strings.Builder // the text of every tool_call_update
 	asked   []string
 	changed chan struct{}
 }
@@ -41,12 +42,25 @@ func (c *acpClient) SessionUpdate(_ context.Context, n sdk.SessionNotification) 
 	if u := n.Update.AgentMessageChunk; u != nil && u.Content.Text != nil {
 		c.text.WriteString(u.Content.Text.Text)
 	}
+	if u := n.Update.ToolCallUpdate; u != nil {
+		for _, tc := range u.Content {
+			if tc.Content != nil && tc.Content.Content.Text != nil {
+				c.cards.WriteString(tc.Content.Content.Text.Text + "\n")
+			}
+		}
+	}
 	c.mu.Unlock()
 	select {
 	case c.changed <- struct{}{}:
 	default:
 	}
 	return nil
+}
+
+func (c *acpClient) cardText() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cards.String()
 }
 
 func (c *acpClient) messages() string {
@@ -250,4 +264,81 @@ func processAlive(pid int) bool {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
+}
+
+// hangScript is a replay override: the model calls the MCP tool that
+// reports progress and then waits to be cancelled.
+const hangScript = `[
+ {"kind":"chunks","chunks":[
+  {"type":"block-start","index":0,"blockType":"tool-call","id":"call_1","name":"mcp__test__hang"},
+  {"type":"block-end","index":0,"block":{"type":"tool-call","id":"call_1","name":"mcp__test__hang","arguments":"{}"}},
+  {"type":"usage","usage":{"inputTokens":100,"outputTokens":10}},
+  {"type":"finish","kind":"tool-calls"}]}
+]`
+
+// TestACPCardShowsMCPProgressAndCancelStopsTheCall: a server's progress
+// notification shows in the tool card while the call runs, and the
+// editor's session/cancel ends the turn and tells the server
+// (notifications/cancelled).
+func TestACPCardShowsMCPProgressAndCancelStopsTheCall(t *testing.T) {
+	dir := t.TempDir()
+	fixture := filepath.Join(dir, "session.jsonl")
+	override := filepath.Join(dir, "override.json")
+	if err := os.WriteFile(fixture, []byte(`{"type":"session","version":0,"id":"authoring","createdAt":0}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(override, []byte(hangScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, cwd := loadConfig(t, "snapshot", "llm.replay.fixture="+fixture, "llm.replay.override="+override,
+		"plugins.spill.root="+filepath.Join(dir, "spill"))
+	rt := newRuntime(t, ACP, cfg)
+
+	agentIn, toAgent := io.Pipe()
+	fromAgent, agentOut := io.Pipe()
+	served := make(chan error, 1)
+	go func() {
+		served <- ServeACP(context.Background(), rt, agentIn, agentOut, "test")
+		_ = agentOut.Close()
+	}()
+	cl := &acpClient{changed: make(chan struct{}, 1)}
+	conn := sdk.NewClientSideConnection(cl, toAgent, fromAgent)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: 1}); err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	sess, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: cwd, McpServers: []sdk.McpServer{stdioEntry("test", "ok", state)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompted := make(chan sdk.PromptResponse, 1)
+	go func() {
+		res, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: sess.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("Wait.")}})
+		if err != nil {
+			t.Error(err)
+		}
+		prompted <- res
+	}()
+	for !strings.Contains(cl.cardText(), "progress 1/4 waiting") {
+		select {
+		case <-cl.changed:
+		case <-ctx.Done():
+			t.Fatalf("the card never showed the server's progress; cards say %q", cl.cardText())
+		}
+	}
+	if err := conn.Cancel(ctx, sdk.CancelNotification{SessionId: sess.SessionId}); err != nil {
+		t.Fatal(err)
+	}
+	if res := <-prompted; res.StopReason != sdk.StopReasonCancelled {
+		t.Fatalf("stop reason %s, want cancelled", res.StopReason)
+	}
+	if !mcptest.WaitFile(filepath.Join(state, "cancelled"), 30*time.Second) {
+		t.Fatal("the server was not sent notifications/cancelled")
+	}
+	_ = toAgent.Close()
+	if err := <-served; err != nil {
+		t.Fatal(err)
+	}
 }

@@ -46,7 +46,7 @@ func (c *conn) call(ctx context.Context, tool string, call *tools.Call) (any, er
 	if err != nil {
 		return nil, err
 	}
-	token, done := c.m.calls.begin()
+	token, done := c.m.calls.begin(tools.LiveOutput(ctx))
 	defer done()
 	cctx, cancel := context.WithTimeoutCause(ctx, c.m.opts.CallTimeout, errCallTimeout)
 	defer cancel()

@@ -394,3 +394,31 @@ func TestCloseRemovesToolsAndStopsProcesses(t *testing.T) {
 		t.Fatal("a closed server's tool still runs")
 	}
 }
+
+// lineWriter hands each write to the test as it happens.
+type lineWriter chan string
+
+func (w lineWriter) Write(p []byte) (int, error) {
+	w <- string(p)
+	return len(p), nil
+}
+
+func TestProgressReachesTheCallsLiveOutput(t *testing.T) {
+	state := t.TempDir()
+	f := start(t, mcp.Options{Servers: []mcp.Server{stdioServer("test", "ok", state)}})
+	f.until(t, "test", mcp.StateReady)
+	live := make(lineWriter, 4)
+	ctx, cancel := context.WithCancel(tools.WithLiveOutput(context.Background(), live))
+	done := make(chan tools.Result, 1)
+	go func() { done <- f.run(ctx, "mcp__test__hang", `{}`) }()
+	select {
+	case line := <-live:
+		if line != "progress 1/4 waiting\n" {
+			t.Errorf("live output = %q", line)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server's progress notification never reached the live output")
+	}
+	cancel()
+	<-done
+}

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"io"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -11,21 +12,29 @@ import (
 )
 
 // progressTable remembers the latest progress notification of each running
-// call, so a timeout can say how far the server got.
+// call, so a timeout can say how far the server got, and passes each one on
+// to the call's live output (tools.LiveOutput), so the tool card shows it
+// while the call runs.
 type progressTable struct {
 	next atomic.Uint64
 	mu   sync.Mutex
-	last map[string]string
+	last map[string]*progress
 }
 
-// begin returns a fresh progress token and its release.
-func (p *progressTable) begin() (token string, done func()) {
+type progress struct {
+	text string
+	live io.Writer // nil: the front end shows no live output
+}
+
+// begin returns a fresh progress token and its release; live (nil for
+// none) receives one line per notification until the release.
+func (p *progressTable) begin(live io.Writer) (token string, done func()) {
 	token = "dsh-" + strconv.FormatUint(p.next.Add(1), 10)
 	p.mu.Lock()
 	if p.last == nil {
-		p.last = map[string]string{}
+		p.last = map[string]*progress{}
 	}
-	p.last[token] = ""
+	p.last[token] = &progress{live: live}
 	p.mu.Unlock()
 	return token, func() {
 		p.mu.Lock()
@@ -37,10 +46,15 @@ func (p *progressTable) begin() (token string, done func()) {
 func (p *progressTable) get(token string) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.last[token]
+	if e := p.last[token]; e != nil {
+		return e.text
+	}
+	return ""
 }
 
-// handle is the client's progress notification handler.
+// handle is the client's progress notification handler. A notification
+// for a call that already ended (the SDK may run the handler after the
+// response arrived) is dropped.
 func (p *progressTable) handle(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
 	if req == nil || req.Params == nil {
 		return
@@ -55,7 +69,14 @@ func (p *progressTable) handle(_ context.Context, req *sdk.ProgressNotificationC
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if _, ok := p.last[token]; ok {
-		p.last[token] = text
+	e := p.last[token]
+	if e == nil {
+		return
+	}
+	e.text = text
+	if e.live != nil {
+		// Under the lock, so the writer sees one notification at a time
+		// and none after the release; a live writer never blocks.
+		_, _ = io.WriteString(e.live, "progress "+text+"\n")
 	}
 }
