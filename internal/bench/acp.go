@@ -25,9 +25,16 @@ type ColdStart struct {
 	FirstChunk time.Duration // prompt sent to its first agent_message_chunk
 	// StartToFirstChunk is process start to that first chunk.
 	StartToFirstChunk time.Duration
-	Prompt            time.Duration // prompt sent to its response
-	Exit              time.Duration // stdin closed to a clean exit
-	MaxRSS            int64         // the process's peak resident set, bytes
+	// ToolCall is the prompt's first tool card from its tool_call to the
+	// update that finishes it (completed or failed), when the model was
+	// scripted to call a tool.
+	ToolCall time.Duration
+	// ToolOutput is that update's text content, for checking what the
+	// tool returned.
+	ToolOutput string
+	Prompt     time.Duration // prompt sent to its response
+	Exit       time.Duration // stdin closed to a clean exit
+	MaxRSS     int64         // the process's peak resident set, bytes
 }
 
 // ColdStartOptions configures ACPColdStart.
@@ -44,6 +51,42 @@ type ColdStartOptions struct {
 	// initialize (of ListCwd's sessions when set).
 	List    bool
 	ListCwd string
+	// MCPServers are sent in session/new's mcpServers.
+	MCPServers []StdioServer
+	// Set adds --set flags (key=value) to the command line.
+	Set []string
+}
+
+// StdioServer is one stdio entry of session/new's mcpServers.
+type StdioServer struct {
+	Name    string
+	Command string
+	Args    []string
+	Env     map[string]string
+}
+
+// mcpServersJSON renders servers as ACP's mcpServers array.
+func mcpServersJSON(servers []StdioServer) (string, error) {
+	type envVar struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+	}
+	type entry struct {
+		Name    string   `json:"name"`
+		Command string   `json:"command"`
+		Args    []string `json:"args"`
+		Env     []envVar `json:"env"`
+	}
+	out := make([]entry, 0, len(servers))
+	for _, s := range servers {
+		e := entry{Name: s.Name, Command: s.Command, Args: append([]string{}, s.Args...), Env: []envVar{}}
+		for k, v := range s.Env {
+			e.Env = append(e.Env, envVar{k, v})
+		}
+		out = append(out, e)
+	}
+	b, err := json.Marshal(out)
+	return string(b), err
 }
 
 const initializeLine = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false}}}`
@@ -67,9 +110,17 @@ func ACPColdStart(ctx context.Context, o ColdStartOptions) (ColdStart, error) {
 			return s, err
 		}
 	}
-	cmd := exec.CommandContext(ctx, o.Bin, "acp", "--home", home,
-		"--set", "llm.provider=openai", "--set", "llm.base_url="+o.BaseURL,
-		"--set", "llm.api_key=not-a-real-key", "--set", "log.level=warn")
+	args := []string{"acp", "--home", home,
+		"--set", "llm.provider=openai", "--set", "llm.base_url=" + o.BaseURL,
+		"--set", "llm.api_key=not-a-real-key", "--set", "log.level=warn"}
+	for _, kv := range o.Set {
+		args = append(args, "--set", kv)
+	}
+	servers, err := mcpServersJSON(o.MCPServers)
+	if err != nil {
+		return s, err
+	}
+	cmd := exec.CommandContext(ctx, o.Bin, args...)
 	cmd.Dir = cwd
 	cmd.Env = []string{"HOME=" + root, "PATH=" + os.Getenv("PATH")}
 	var stderr strings.Builder
@@ -99,7 +150,7 @@ func ACPColdStart(ctx context.Context, o ColdStartOptions) (ColdStart, error) {
 	if err := send(initializeLine); err != nil {
 		return fail(err)
 	}
-	if _, err := await(r, 1, nil, start); err != nil {
+	if _, err := await(r, 1, nil, nil, nil, start); err != nil {
 		return fail(err)
 	}
 	s.Initialize = time.Since(start)
@@ -112,7 +163,7 @@ func ACPColdStart(ctx context.Context, o ColdStartOptions) (ColdStart, error) {
 		if err := send(`{"jsonrpc":"2.0","id":9,"method":"session/list","params":` + params + `}`); err != nil {
 			return fail(err)
 		}
-		raw, err := await(r, 9, nil, t)
+		raw, err := await(r, 9, nil, nil, nil, t)
 		if err != nil {
 			return fail(err)
 		}
@@ -127,10 +178,10 @@ func ACPColdStart(ctx context.Context, o ColdStartOptions) (ColdStart, error) {
 	}
 	if o.Prompt {
 		t := time.Now()
-		if err := send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, cwd)); err != nil {
+		if err := send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":%q,"mcpServers":%s}}`, cwd, servers)); err != nil {
 			return fail(err)
 		}
-		raw, err := await(r, 2, nil, t)
+		raw, err := await(r, 2, nil, nil, nil, t)
 		if err != nil {
 			return fail(err)
 		}
@@ -145,7 +196,7 @@ func ACPColdStart(ctx context.Context, o ColdStartOptions) (ColdStart, error) {
 		if err := send(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"ping"}]}}`, created.SessionID)); err != nil {
 			return fail(err)
 		}
-		if _, err := await(r, 3, &s.FirstChunk, t); err != nil {
+		if _, err := await(r, 3, &s.FirstChunk, &s.ToolCall, &s.ToolOutput, t); err != nil {
 			return fail(err)
 		}
 		if s.FirstChunk == 0 {
@@ -165,8 +216,12 @@ func ACPColdStart(ctx context.Context, o ColdStartOptions) (ColdStart, error) {
 }
 
 // await reads frames until the response to id and returns its result,
-// noting when the first agent_message_chunk arrived.
-func await(r *bufio.Reader, id int, chunk *time.Duration, since time.Time) (json.RawMessage, error) {
+// noting when the first agent_message_chunk arrived (chunk) and how long
+// the first tool card took from its tool_call to its final update (tool,
+// whose status and text go to output).
+func await(r *bufio.Reader, id int, chunk, tool *time.Duration, output *string, since time.Time) (json.RawMessage, error) {
+	var toolID string
+	var toolStart time.Time
 	for {
 		line, err := r.ReadString('\n')
 		if err != nil {
@@ -180,14 +235,41 @@ func await(r *bufio.Reader, id int, chunk *time.Duration, since time.Time) (json
 			Params struct {
 				Update struct {
 					SessionUpdate string `json:"sessionUpdate"`
+					ToolCallID    string `json:"toolCallId"`
+					Status        string `json:"status"`
+					// An array of tool call content in a tool_call_update,
+					// one content block in a message chunk.
+					Content json.RawMessage `json:"content"`
 				} `json:"update"`
 			} `json:"params"`
 		}
 		if err := json.Unmarshal([]byte(line), &f); err != nil {
 			return nil, fmt.Errorf("stdout carried a line that is not a frame: %q", line)
 		}
-		if chunk != nil && *chunk == 0 && f.Params.Update.SessionUpdate == "agent_message_chunk" {
+		if f.Method == "session/request_permission" {
+			return nil, errors.New("dsh asked for a permission, which the benchmark does not answer (run it in bypass mode)")
+		}
+		u := f.Params.Update
+		if chunk != nil && *chunk == 0 && u.SessionUpdate == "agent_message_chunk" {
 			*chunk = time.Since(since)
+		}
+		if tool != nil && *tool == 0 {
+			switch {
+			case u.SessionUpdate == "tool_call" && toolID == "":
+				toolID, toolStart = u.ToolCallID, time.Now()
+			case u.SessionUpdate == "tool_call_update" && u.ToolCallID == toolID && (u.Status == "completed" || u.Status == "failed"):
+				*tool = time.Since(toolStart)
+				*output = u.Status
+				var content []struct {
+					Content struct {
+						Text string `json:"text"`
+					} `json:"content"`
+				}
+				_ = json.Unmarshal(u.Content, &content)
+				for _, c := range content {
+					*output += "\n" + c.Content.Text
+				}
+			}
 		}
 		if f.ID != nil && *f.ID == id && f.Method == "" {
 			if f.Error != nil {

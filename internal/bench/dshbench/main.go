@@ -47,6 +47,8 @@ type options struct {
 	profile string
 	// wholeOnly builds the index and measures only the whole-process rows.
 	wholeOnly bool
+	// mcpOnly measures only the MCP rows, which need no corpus.
+	mcpOnly bool
 }
 
 func parseFlags(args []string) (options, error) {
@@ -58,6 +60,7 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.acpRuns, "acp-runs", 10, "ACP cold starts per measurement")
 	fs.StringVar(&o.part, "part", "", "run one part and print its result as JSON (internal: the parent re-executes itself with it)")
 	fs.BoolVar(&o.wholeOnly, "whole-only", false, "build the index, then measure only the whole-process rows (the built binary as a user runs it)")
+	fs.BoolVar(&o.mcpOnly, "mcp-only", false, "measure only the MCP rows (dsh acp with three stdio MCP servers; no corpus is built)")
 	fs.StringVar(&o.profile, "cpuprofile", "", "directory that receives a CPU profile of each part (<part>.pprof)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -123,6 +126,19 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return err
 	}
 	rep := &report{machine: describeMachine(), preset: o.preset}
+	if o.mcpOnly {
+		logf("building the dsh binary and the MCP test server…")
+		bins, err := buildBinaries(ctx, root, l.bin)
+		if err != nil {
+			return err
+		}
+		logf("dsh acp with MCP servers…")
+		if rep.mcp, err = measureMCP(ctx, bins.dsh, bins.mcpServer, o.acpRuns); err != nil {
+			return err
+		}
+		rep.printMCPOnly(stdout)
+		return nil
+	}
 	if rep.corpus, err = ensureCorpus(ctx, l, o.preset, logf); err != nil {
 		return err
 	}
@@ -131,10 +147,11 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return err
 	}
 	logf("building the dsh binary and the TUI benchmark…")
-	dshBin, tuiTest, err := buildBinaries(ctx, root, l.bin)
+	bins, err := buildBinaries(ctx, root, l.bin)
 	if err != nil {
 		return err
 	}
+	dshBin := bins.dsh
 	for _, p := range []struct {
 		name string
 		out  any
@@ -176,8 +193,12 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if rep.acp, err = measureACP(ctx, dshBin, l, o.acpRuns); err != nil {
 		return err
 	}
+	logf("dsh acp with MCP servers…")
+	if rep.mcp, err = measureMCP(ctx, dshBin, bins.mcpServer, o.acpRuns); err != nil {
+		return err
+	}
 	logf("TUI…")
-	if rep.tui, err = measureTUI(ctx, tuiTest); err != nil {
+	if rep.tui, err = measureTUI(ctx, bins.tuiTest); err != nil {
 		return err
 	}
 	logf("whole-process rows (the built binary, a new process each run)…")

@@ -64,24 +64,34 @@ func moduleRoot() (string, error) {
 // goTool is the go command; go run puts its own toolchain first on PATH.
 func goTool() string { return "go" }
 
-// buildBinaries builds dsh and the host/tui test binary (whose benchmark
-// opens a 10,000-event session) into dir.
-func buildBinaries(ctx context.Context, root, dir string) (dsh, tuiTest string, err error) {
+// binaries are the programs the benchmark runs.
+type binaries struct {
+	dsh string
+	// tuiTest is the host/tui test binary, whose benchmark opens a
+	// 10,000-event session.
+	tuiTest string
+	// mcpServer is internal/mcptest's MCP server.
+	mcpServer string
+}
+
+// buildBinaries builds the benchmark's programs into dir.
+func buildBinaries(ctx context.Context, root, dir string) (binaries, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", "", err
+		return binaries{}, err
 	}
-	dsh, tuiTest = filepath.Join(dir, "dsh"), filepath.Join(dir, "tui.test")
+	b := binaries{dsh: filepath.Join(dir, "dsh"), tuiTest: filepath.Join(dir, "tui.test"), mcpServer: filepath.Join(dir, "mcpserver")}
 	for _, args := range [][]string{
-		{"build", "-o", dsh, "./cmd/dsh"},
-		{"test", "-c", "-o", tuiTest, "./host/tui"},
+		{"build", "-o", b.dsh, "./cmd/dsh"},
+		{"test", "-c", "-o", b.tuiTest, "./host/tui"},
+		{"build", "-o", b.mcpServer, "./internal/mcptest/mcpserver"},
 	} {
 		cmd := exec.CommandContext(ctx, goTool(), args...)
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return "", "", fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, out)
+			return binaries{}, fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, out)
 		}
 	}
-	return dsh, tuiTest, nil
+	return b, nil
 }
 
 // machine is the line that says where the figures were measured.

@@ -20,6 +20,7 @@ type report struct {
 	tool      toolResult
 	rg        rgResult
 	acp       acpResult
+	mcp       mcpResult
 	tui       tuiResult
 	whole     wholeResult
 	big       struct{ without, with bigResult }
@@ -113,6 +114,7 @@ func (r *report) print(w io.Writer) {
 	row("ACP cold start → initialize response (empty home)", pp(a.EmptyInit), "start of true "+pp(a.True), "dsh ÷ true "+times(a.EmptyInit.P50, a.True.P50, 1), fmt.Sprintf("dsh %s · true %s", mb(a.EmptyRSS), mb(a.TrueRSS)))
 	row("ACP cold start → first agent_message_chunk (empty home)", pp(a.EmptyChunk), "local fake model server", "dsh ÷ true "+times(a.EmptyChunk.P50, a.True.P50, 1), mb(a.EmptyRSS))
 	row("ACP cold start → initialize response (corpus home)", pp(a.CorpusInit), "index opened at startup", "dsh ÷ true "+times(a.CorpusInit.P50, a.True.P50, 1), mb(a.CorpusRSS))
+	r.mcp.rows(row)
 	row("TUI open of a 10,000-event session", ms(r.tui.PerOpen)+" per open", fmt.Sprintf("%s, %s allocs per open", mb(r.tui.BytesPerOp), thousands(r.tui.AllocsPerOp)), "", mb(r.tui.MaxRSS))
 
 	worstExtra, worstExtraName := time.Duration(0), ""
@@ -159,6 +161,7 @@ func (r *report) print(w io.Writer) {
 	row("index build ≥ 0.5× the bare insert", fmt.Sprintf("%.2f×", buildRatio), "", verdict(buildRatio >= targetBuildRatio), "")
 	row("ACP cold start ≤ 30 ms (initialize, empty home)", ms(a.EmptyInit.P50), "", verdict(a.EmptyInit.P50 <= targetColdStart), "")
 	row("ACP cold start ≤ 30 ms (initialize, corpus home)", ms(a.CorpusInit.P50), "", verdict(a.CorpusInit.P50 <= targetColdStart), "")
+	r.mcp.targets(row)
 	peak, part := r.peakRSS()
 	row("peak RSS ≤ 250 MB", fmt.Sprintf("%s (%s)", mb(peak), part), "", verdict(peak <= targetRSS), "")
 	r.printWholeTargets(row)
@@ -166,6 +169,21 @@ func (r *report) print(w io.Writer) {
 	row("search + 5 MB & 50 MB events ≤ 100 MB RSS (issue 14)", mb(r.rss.bigWith), "", verdict(r.rss.bigWith <= targetBigRSS), "")
 	tw.Flush()
 	fmt.Fprintf(w, "\npeak RSS is each child's maxrss, which includes up to the %s of the process that started it (Linux charges a vfork child with its parent's memory until exec).\n", mb(r.rssFloor))
+}
+
+// printMCPOnly prints the table of a -mcp-only run.
+func (r *report) printMCPOnly(w io.Writer) {
+	fmt.Fprintln(w, "dsh bench · MCP rows only")
+	fmt.Fprintln(w, r.machine)
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(cells ...string) { fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t") }
+	row("measure", "dsh", "baseline", "headline ratio", "peak RSS")
+	r.mcp.rows(row)
+	row()
+	row("target (issue 18)", "measured", "", "verdict", "")
+	r.mcp.targets(row)
+	tw.Flush()
 }
 
 // peakRSS is the largest peak of a dsh process (the baselines are not
@@ -179,7 +197,8 @@ func (r *report) peakRSS() (int64, string) {
 		{"index build", r.rss.build}, {"search", r.rss.search},
 		{"reconciliation", r.rss.reconcile}, {"session_search runtime", r.rss.tool},
 		{"search beside big events", r.rss.bigWith},
-		{"dsh acp, empty home", r.acp.EmptyRSS}, {"dsh acp, corpus home", r.acp.CorpusRSS}, {"TUI benchmark", r.tui.MaxRSS},
+		{"dsh acp, empty home", r.acp.EmptyRSS}, {"dsh acp, corpus home", r.acp.CorpusRSS},
+		{"dsh acp with MCP servers", r.mcp.RSS}, {"TUI benchmark", r.tui.MaxRSS},
 	} {
 		if p.v > best {
 			best, name = p.v, p.name
