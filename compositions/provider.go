@@ -33,17 +33,11 @@ func newProvider(ctx context.Context, cfg *config.Config, version string) (llm.P
 		if err != nil {
 			return nil, err
 		}
-		keyEnv := c.APIKeyEnv
-		if c.Provider == "openai" && keyEnv == "DEEPSEEK_API_KEY" {
-			// The shipped default names DeepSeek's variable; the OpenAI
-			// flavour then uses its own.
-			keyEnv = ""
-		}
 		return openai.New(openai.Config{
 			Name:              c.Provider,
 			BaseURL:           c.BaseURL,
 			APIKey:            key,
-			APIKeyEnv:         keyEnv,
+			APIKeyEnv:         KeyEnv(c),
 			ReasoningEffort:   c.ReasoningEffort,
 			MaxTokens:         c.MaxTokens,
 			StreamIdleTimeout: time.Duration(c.StreamIdleTimeoutMs) * time.Millisecond,
@@ -54,6 +48,26 @@ func newProvider(ctx context.Context, cfg *config.Config, version string) (llm.P
 	default:
 		return nil, fmt.Errorf("llm.provider %q is not supported (use deepseek, openai, replay or demo)", c.Provider)
 	}
+}
+
+// KeyEnv is the environment variable the configured provider reads its API
+// key from when no key, key file or key command is set; "" for providers
+// that need no key. The shipped default of llm.api_key_env names
+// DeepSeek's variable, so the openai provider then reads OPENAI_API_KEY.
+func KeyEnv(c config.LLMConfig) string {
+	switch c.Provider {
+	case "deepseek":
+		if c.APIKeyEnv == "" {
+			return "DEEPSEEK_API_KEY"
+		}
+		return c.APIKeyEnv
+	case "openai":
+		if c.APIKeyEnv == "" || c.APIKeyEnv == "DEEPSEEK_API_KEY" {
+			return "OPENAI_API_KEY"
+		}
+		return c.APIKeyEnv
+	}
+	return ""
 }
 
 // retryPolicy converts llm.retry into the loop's policy.

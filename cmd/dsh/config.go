@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/seed-e9b4dba4/dsh/compositions"
 	"github.com/seed-e9b4dba4/dsh/host/config"
 )
 
@@ -20,26 +22,40 @@ func newConfigCmd(g *globals) *cobra.Command {
 		Short: "Inspect the effective configuration",
 	}
 	requireSubcommand(cmd)
-	cmd.AddCommand(newConfigShowCmd(g))
+	cmd.AddCommand(newConfigShowCmd(g), newConfigPathCmd(g), newConfigInitCmd(g))
 	return cmd
 }
 
 func newConfigShowCmd(g *globals) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "show",
+		Use:   "show [KEY|SECTION]",
 		Short: "Print every config key with its effective value and where it came from",
 		Long: `Print every config key with its effective value and its origin: default,
 the profile, a config file, an environment variable (env DSH_...) or a flag.
 Secrets such as llm.api_key are masked. Long values are shortened in the
 table; --json prints them in full. Below the table: whether this folder's
 .dsh/config.yaml is trusted (and which of its keys were ignored if not), and
-the trusted folders (see dsh trust).`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+the trusted folders (see dsh trust).
+
+With a KEY (dsh config show llm.model), print only its value, as it is (a
+string without quotes, anything else as JSON), for scripts; with --json, the
+object {key, value, origin}. With a SECTION (dsh config show llm), print the
+table of its keys.`,
+		Args: cobra.MaximumNArgs(1),
+		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return g.configKeys(), cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := g.loadConfig()
 			if err != nil {
 				return err
+			}
+			if len(args) == 1 {
+				return showConfigKey(g, cmd, cfg, args[0], asJSON)
 			}
 			folders, err := cfg.Trust().Folders()
 			if err != nil {
@@ -48,7 +64,7 @@ the trusted folders (see dsh trust).`,
 			if asJSON {
 				return writeConfigJSON(g.stdout, cfg, folders)
 			}
-			if err := writeConfigTable(g.stdout, cfg); err != nil {
+			if err := writeConfigTable(g.stdout, cfg, cfg.Keys()); err != nil {
 				return err
 			}
 			writeTrust(g.stdout, cfg, folders)
@@ -63,13 +79,89 @@ the trusted folders (see dsh trust).`,
 // secretMask replaces a secret that is set; an unset one shows as "".
 const secretMask = "********"
 
-// shownValue is key's value as config show may reveal it.
+// shownValue is key's value as config show may reveal it. The key
+// variable is the one the provider reads, which for the openai provider
+// is not the shipped default.
 func shownValue(cfg *config.Config, key string) any {
 	v := cfg.Value(key)
 	if s, ok := v.(string); ok && s != "" && config.IsSecret(key) {
 		return secretMask
 	}
+	if key == "llm.api_key_env" {
+		if env := compositions.KeyEnv(cfg.LLM); env != "" {
+			return env
+		}
+	}
 	return v
+}
+
+// shownOrigin is key's origin, with what the provider makes of a default
+// that does not fit it.
+func shownOrigin(cfg *config.Config, key string) string {
+	o := cfg.Origin(key)
+	switch {
+	case key == "llm.api_key_env" && cfg.Value(key) != shownValue(cfg, key):
+		return fmt.Sprintf("%s (%s for llm.provider %s)", o, shownValue(cfg, key), cfg.LLM.Provider)
+	case key == "llm.model" && cfg.LLM.Provider == "openai" && o == "default":
+		return "default (DeepSeek's model: set llm.model to one your endpoint serves)"
+	}
+	return o
+}
+
+// configKeys is every key and section name, for completion.
+func (g *globals) configKeys() []string {
+	cfg, err := config.Load(g.configOptions())
+	if err != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, k := range cfg.Keys() {
+		for i := range k {
+			if k[i] == '.' && !seen[k[:i]] {
+				seen[k[:i]] = true
+				out = append(out, k[:i])
+			}
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+// showConfigKey prints one key's value, or the table of one section.
+func showConfigKey(g *globals, cmd *cobra.Command, cfg *config.Config, name string, asJSON bool) error {
+	var keys []string
+	for _, k := range cfg.Keys() {
+		if k == name {
+			s := shownSetting{Key: k, Value: shownValue(cfg, k), Origin: shownOrigin(cfg, k)}
+			if asJSON {
+				return writeJSON(g.stdout, s)
+			}
+			if str, ok := s.Value.(string); ok {
+				fmt.Fprintln(g.stdout, str)
+				return nil
+			}
+			return writeJSONLine(g.stdout, s.Value, false)
+		}
+		if strings.HasPrefix(k, name+".") {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		msg := fmt.Sprintf("unknown config key %q", name)
+		if s, d := closest(name, cfg.Keys()); d <= 3 {
+			msg += fmt.Sprintf(" (did you mean %s?)", s)
+		}
+		return usageError{err: errors.New(msg + "; dsh config show lists every key"), cmdPath: cmd.CommandPath()}
+	}
+	if asJSON {
+		out := []shownSetting{}
+		for _, k := range keys {
+			out = append(out, shownSetting{Key: k, Value: shownValue(cfg, k), Origin: shownOrigin(cfg, k)})
+		}
+		return writeJSON(g.stdout, out)
+	}
+	return writeConfigTable(g.stdout, cfg, keys)
 }
 
 // maxPreview bounds the shown part of a multi-line value, in runes.
@@ -96,11 +188,11 @@ func tableValue(v any) string {
 	}
 }
 
-func writeConfigTable(w io.Writer, cfg *config.Config) error {
+func writeConfigTable(w io.Writer, cfg *config.Config, keys []string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tVALUE\tORIGIN")
-	for _, key := range cfg.Keys() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", key, tableValue(shownValue(cfg, key)), cfg.Origin(key))
+	for _, key := range keys {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", key, tableValue(shownValue(cfg, key)), shownOrigin(cfg, key))
 	}
 	return tw.Flush()
 }
@@ -169,7 +261,7 @@ func writeConfigJSON(w io.Writer, cfg *config.Config, folders []string) error {
 		out.TrustedFolders = []string{}
 	}
 	for _, key := range cfg.Keys() {
-		out.Settings = append(out.Settings, shownSetting{Key: key, Value: shownValue(cfg, key), Origin: cfg.Origin(key)})
+		out.Settings = append(out.Settings, shownSetting{Key: key, Value: shownValue(cfg, key), Origin: shownOrigin(cfg, key)})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)

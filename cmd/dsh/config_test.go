@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -219,5 +220,99 @@ func TestAMistypedDSHVariableIsWarnedAbout(t *testing.T) {
 	s.env["DSH_LLM_MODEL"] = "deepseek-v4-pro"
 	if r := s.exec(execOptions{}, "config", "show"); r.code != exitOK || r.stderr != "" {
 		t.Errorf("a correct variable warned: %q", r.stderr)
+	}
+}
+
+func TestConfigInitWritesACommentedTemplateAndNeverOverwrites(t *testing.T) {
+	s := newSandbox(t)
+	r := s.run("config", "path")
+	want := filepath.Join(s.home, "config.yaml")
+	if r.code != exitOK || strings.TrimSpace(r.stdout) != want || !strings.Contains(r.stderr, "dsh config init creates it") {
+		t.Fatalf("config path before init = %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	r = s.run("config", "init")
+	if r.code != exitOK || !strings.Contains(r.stdout, "Created "+want) {
+		t.Fatalf("config init = %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	info, err := os.Stat(want)
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("the file was not created readable by the user only: %v %v", info, err)
+	}
+	written, _ := os.ReadFile(want)
+	if !strings.Contains(string(written), "#   model: deepseek-v4-flash") {
+		t.Errorf("the template does not list llm.model commented out:\n%s", written)
+	}
+	// The commented file changes nothing.
+	for _, st := range s.showJSON().Settings {
+		if strings.Contains(st.Origin, want) {
+			t.Errorf("the template set %s", st.Key)
+		}
+	}
+	if r := s.run("config", "path"); r.stderr != "" {
+		t.Errorf("config path still says the file is missing: %q", r.stderr)
+	}
+
+	// An edited file is never replaced.
+	s.write(want, "llm:\n  model: mine\n")
+	r = s.run("config", "init")
+	if r.code != exitError || !strings.Contains(r.stderr, "already exists") {
+		t.Errorf("a second config init = %d %q", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(want); string(b) != "llm:\n  model: mine\n" {
+		t.Errorf("config init overwrote the file: %q", b)
+	}
+	if r := s.run("config", "init", "--print"); r.code != exitOK || !strings.HasPrefix(r.stdout, "# dsh user configuration") {
+		t.Errorf("config init --print = %d %q", r.code, r.stdout)
+	}
+}
+
+func TestConfigPathWorksWhenTheConfigFileIsBroken(t *testing.T) {
+	s := newSandbox(t)
+	path := s.write(filepath.Join(s.home, "config.yaml"), "llm: [broken\n")
+	if r := s.run("config", "show"); r.code == exitOK {
+		t.Fatalf("a broken file loaded")
+	}
+	if r := s.run("config", "path"); r.code != exitOK || strings.TrimSpace(r.stdout) != path {
+		t.Errorf("config path = %d %q %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestConfigShowKeyPrintsOneValueOrOneSection(t *testing.T) {
+	s := newSandbox(t)
+	s.env["DSH_LLM_MODEL"] = "deepseek-v4-pro"
+	if r := s.run("config", "show", "llm.model"); r.code != exitOK || r.stdout != "deepseek-v4-pro\n" {
+		t.Errorf("config show llm.model = %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	if r := s.run("config", "show", "llm.retry.max_retries"); r.stdout != "5\n" {
+		t.Errorf("config show of an integer = %q", r.stdout)
+	}
+	r := s.run("config", "show", "--json", "llm.model")
+	var one struct{ Key, Value, Origin string }
+	if err := json.Unmarshal([]byte(r.stdout), &one); err != nil || one.Key != "llm.model" || one.Value != "deepseek-v4-pro" || one.Origin != "env DSH_LLM_MODEL" {
+		t.Errorf("config show --json llm.model = %q (%v)", r.stdout, err)
+	}
+	r = s.run("config", "show", "llm.retry")
+	if rowOf(t, r.stdout, "llm.retry.jitter")[1] != "0.1" || strings.Contains(r.stdout, "llm.model") {
+		t.Errorf("config show llm.retry:\n%s", r.stdout)
+	}
+	r = s.run("config", "show", "llm.modle")
+	if r.code != exitUsage || !strings.Contains(r.stderr, `unknown config key "llm.modle" (did you mean llm.model?)`) {
+		t.Errorf("an unknown key = %d %q", r.code, r.stderr)
+	}
+}
+
+func TestConfigShowReportsTheOpenAIProvidersKeyVariableAndModel(t *testing.T) {
+	s := newSandbox(t)
+	s.env["DSH_LLM_PROVIDER"] = "openai"
+	j := s.showJSON()
+	if v, o, _ := j.get("llm.api_key_env"); v != "OPENAI_API_KEY" || !strings.Contains(o, "llm.provider openai") {
+		t.Errorf("llm.api_key_env for openai = %v (%s)", v, o)
+	}
+	if _, o, _ := j.get("llm.model"); !strings.Contains(o, "set llm.model to one your endpoint serves") {
+		t.Errorf("llm.model origin for openai = %s", o)
+	}
+	s.env["DSH_LLM_API_KEY_ENV"] = "MY_KEY"
+	if v, o, _ := s.showJSON().get("llm.api_key_env"); v != "MY_KEY" || o != "env DSH_LLM_API_KEY_ENV" {
+		t.Errorf("an explicit variable = %v (%s)", v, o)
 	}
 }
