@@ -155,12 +155,37 @@ func (f *frameFilter) copy() error {
 	}
 }
 
-// oversized answers a line longer than the SDK accepts.
+// oversized answers a line longer than the SDK accepts. A response to one
+// of dsh's requests (an fs/read_text_file of a huge buffer) fails that
+// request instead, so it does not wait forever.
 func (f *frameFilter) oversized(prefix []byte, size int) error {
 	f.log.Warn("acp: dropped an oversized frame", "bytes", size, "limit", f.max)
+	id := scanID(prefix)
+	if id != nil && isResponsePrefix(prefix) {
+		b, err := json.Marshal(struct {
+			JSONRPC string           `json:"jsonrpc"`
+			ID      json.RawMessage  `json:"id"`
+			Error   sdk.RequestError `json:"error"`
+		}{"2.0", id, sdk.RequestError{Code: codeInvalidRequest, Message: fmt.Sprintf("the response is %d bytes, over the limit of %d bytes", size, f.max)}})
+		if err != nil {
+			return err
+		}
+		_, err = f.out.Write(append(b, '\n'))
+		return err
+	}
 	msg := fmt.Sprintf("Invalid request: the frame is %d bytes, over the limit of %d bytes; "+
 		"send large content as a resource link instead of embedding it", size, f.max)
-	return f.w.errorFrame(scanID(prefix), codeInvalidRequest, msg)
+	return f.w.errorFrame(id, codeInvalidRequest, msg)
+}
+
+// isResponsePrefix reports whether the start of a frame is a response's:
+// a "result" or "error" member and no "method" before it.
+func isResponsePrefix(prefix []byte) bool {
+	i := bytes.Index(prefix, []byte(`"result"`))
+	if j := bytes.Index(prefix, []byte(`"error"`)); i < 0 || j >= 0 && j < i {
+		i = j
+	}
+	return i >= 0 && !bytes.Contains(prefix[:i], []byte(`"method"`))
 }
 
 // frame validates one complete line and forwards it or answers it.

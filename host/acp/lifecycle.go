@@ -18,10 +18,17 @@ const ProtocolVersion = 1
 
 // Initialize advertises what works: session load, list, resume and close;
 // prompts of text, resource links and embedded text resources. There is no
-// authentication (the model key comes from the configuration).
+// authentication (the model key comes from the configuration). It notes
+// what the client offers: its file system and terminals (clientfs.go,
+// clientterm.go), and Zed's display-only terminal, used only by a client
+// without real terminals.
 func (s *server) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
-	on, _ := p.ClientCapabilities.Meta["terminal_output"].(bool)
-	s.terminalOutput.Store(on)
+	caps := p.ClientCapabilities
+	on, _ := caps.Meta["terminal_output"].(bool)
+	s.terminalOutput.Store(on && !caps.Terminal)
+	s.fsRead.Store(caps.Fs.ReadTextFile)
+	s.fsWrite.Store(caps.Fs.WriteTextFile)
+	s.terminals.Store(caps.Terminal)
 	return sdk.InitializeResponse{
 		ProtocolVersion: ProtocolVersion,
 		AgentInfo:       &sdk.Implementation{Name: "dsh", Version: s.opts.Version},

@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/seed-e9b4dba4/dsh/host/codingtools"
 	"github.com/seed-e9b4dba4/dsh/host/hook"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
 )
@@ -29,7 +30,8 @@ const (
 )
 
 // executing wraps every tool body: a call of one of the connection's
-// sessions gets a live-output writer for as long as its body runs.
+// sessions gets a live-output writer for as long as its body runs, and the
+// client's file system and terminals when it offers them.
 func (s *server) executing(ctx context.Context, call *tools.Call, next hook.Next[*tools.Call, tools.Result]) tools.Result {
 	ss, ok := s.owns(call)
 	if !ok {
@@ -37,7 +39,21 @@ func (s *server) executing(ctx context.Context, call *tools.Call, next hook.Next
 	}
 	l := &liveOutput{ss: ss, id: call.CallID, terminal: ss.tr.isTerminal(call.CallID)}
 	defer l.close()
-	return next(tools.WithLiveOutput(ctx, l), call)
+	ctx = tools.WithLiveOutput(ctx, l)
+	if read, write := s.fsRead.Load(), s.fsWrite.Load(); read || write {
+		ctx = codingtools.WithFiles(ctx, &clientFiles{conn: s.conn, session: ss.id, cwd: ss.cwd, read: read, write: write, log: s.log})
+	}
+	if s.terminals.Load() {
+		ctx = codingtools.WithRunner(ctx, &clientTerminals{conn: s.conn, session: ss.id, created: func(terminalID string) {
+			// The client shows the terminal's output itself from now on;
+			// a tail in the card would replace the terminal.
+			l.embedded()
+			ss.tr.ranInTerminal(call.CallID, terminalID)
+			ss.out.Push(sdk.UpdateToolCall(sdk.ToolCallId(call.CallID),
+				sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolTerminalRef(terminalID)})))
+		}})
+	}
+	return next(ctx, call)
 }
 
 // liveOutput is one running call's live output. Writes come from the
@@ -52,7 +68,9 @@ type liveOutput struct {
 	now   func() time.Time
 	after func(time.Duration, func()) interface{ Stop() bool }
 
-	mu     sync.Mutex
+	mu sync.Mutex
+	// quiet: the card embeds a client terminal, which shows the output.
+	quiet  bool
 	tail   []byte // the last maxLiveTail bytes
 	fresh  []byte // terminal: bytes not sent yet, at most maxLiveChunk
 	lost   bool   // terminal: fresh bytes were dropped
@@ -65,7 +83,7 @@ type liveOutput struct {
 func (l *liveOutput) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closed || len(p) == 0 {
+	if l.closed || l.quiet || len(p) == 0 {
 		return len(p), nil
 	}
 	l.tail = appendBounded(l.tail, p, maxLiveTail)
@@ -89,6 +107,17 @@ func (l *liveOutput) Write(p []byte) (int, error) {
 	}
 	l.flush()
 	return len(p), nil
+}
+
+// embedded stops the live output: the card now embeds a client terminal.
+func (l *liveOutput) embedded() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.quiet = true
+	if l.timer != nil {
+		l.timer.Stop()
+		l.timer = nil
+	}
 }
 
 func (l *liveOutput) tick() {

@@ -85,6 +85,9 @@ type server struct {
 
 	// terminalOutput is the client's _meta.terminal_output capability.
 	terminalOutput atomic.Bool
+	// fsRead, fsWrite and terminals are the client's fs.readTextFile,
+	// fs.writeTextFile and terminal capabilities.
+	fsRead, fsWrite, terminals atomic.Bool
 
 	mu       sync.Mutex
 	sessions map[string]*sess

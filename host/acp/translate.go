@@ -44,6 +44,9 @@ type openCall struct {
 	view     *tools.CallView
 	terminal bool // shown as a terminal
 	streamed bool // its output reached the terminal while it ran
+	// clientTerminal is the id of the client terminal the command ran
+	// in, which the card embeds.
+	clientTerminal string
 }
 
 // isTerminal reports whether the open call id is shown as a terminal.
@@ -51,6 +54,17 @@ func (t *translator) isTerminal(id string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.open[id].terminal
+}
+
+// ranInTerminal records that the open call id runs in the client's
+// terminal terminalID.
+func (t *translator) ranInTerminal(id, terminalID string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if oc, ok := t.open[id]; ok {
+		oc.clientTerminal = terminalID
+		t.open[id] = oc
+	}
 }
 
 // markStreamed records that the call's output was sent while it ran.
@@ -313,6 +327,9 @@ func (t *translator) toolResult(e session.Event, live bool) []sdk.SessionUpdate 
 	}
 	u := sdk.SessionToolCallUpdate{ToolCallId: sdk.ToolCallId(id), Status: &status}
 	switch {
+	case known && oc.clientTerminal != "" && !strings.HasPrefix(text, "Error: "):
+		// The client keeps showing the released terminal's output.
+		u.Content = []sdk.ToolCallContent{sdk.ToolTerminalRef(oc.clientTerminal)}
 	case diff != nil:
 		u.Content = []sdk.ToolCallContent{shownDiff(diff)}
 	case text != "":

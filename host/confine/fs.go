@@ -101,6 +101,24 @@ func (f *FS) Create(path string, perm fs.FileMode) (*os.File, error) {
 	return file, err
 }
 
+// MkdirAll creates the directory path and its missing parents (0755); an
+// existing directory is not an error.
+func (f *FS) MkdirAll(path string) error {
+	return f.do("mkdir", path, func(t target) error {
+		switch {
+		case t.root != nil:
+			if t.rel == "." {
+				return nil
+			}
+			return t.root.MkdirAll(t.rel, 0o755)
+		case t.pin != nil:
+			// A pinned path is an existing file, never a directory to make.
+			return syscall.ENOTDIR
+		}
+		return os.MkdirAll(t.name, 0o755)
+	})
+}
+
 // Stat describes path, following symbolic links (within its root).
 func (f *FS) Stat(path string) (fs.FileInfo, error) {
 	var fi fs.FileInfo

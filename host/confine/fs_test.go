@@ -268,3 +268,24 @@ func TestOpenFileRefusesFlagsThatChangeBeforeTheCheck(t *testing.T) {
 		t.Fatalf("file changed: %q", b)
 	}
 }
+
+func TestMkdirAllStaysBeneathTheRoot(t *testing.T) {
+	w := newWorld(t)
+	fsys := Grants(Beneath(w.ws+"/new/deep/file", w.ws)).FS()
+	defer fsys.Close()
+	if err := fsys.MkdirAll(w.ws + "/new/deep"); err != nil {
+		t.Fatalf("MkdirAll inside: %v", err)
+	}
+	if fi, err := os.Stat(w.ws + "/new/deep"); err != nil || !fi.IsDir() {
+		t.Fatalf("the directory was not made: %v", err)
+	}
+	if err := fsys.MkdirAll(w.ws); err != nil {
+		t.Errorf("MkdirAll of the root itself: %v", err)
+	}
+	if err := fsys.MkdirAll(w.ws + "/rel-out/made"); !errors.Is(err, ErrEscapes) {
+		t.Errorf("MkdirAll through a link leading out = %v, want ErrEscapes", err)
+	}
+	if _, err := os.Stat(w.out + "/made"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a directory was made outside: %v", err)
+	}
+}
