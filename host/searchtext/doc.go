@@ -1,0 +1,37 @@
+// Package searchtext turns text into the form the session-search index
+// tokenizes, so that FTS5's unicode61 tokenizer, which only splits at
+// characters that are neither letters nor digits, also finds words inside
+// unspaced CJK text and the parts of identifiers.
+//
+// The indexed form is the original text with one space inserted at every
+// cut between two letters or digits:
+//
+//   - before and after every Han, Hiragana, Katakana or Hangul character,
+//     so each is a token of its own and any run of 1+ characters of a CJK
+//     run is a phrase of its tokens ("请检查数据库连接" holds "数据库");
+//   - at camelCase and PascalCase boundaries: a lower-case letter followed
+//     by an upper-case one ("parseSessionHeader" is parse Session Header),
+//     and before the last letter of an upper-case run that a lower-case run
+//     of two or more letters follows ("HTTPServer" is HTTP Server, while
+//     "IDs" and "URLs" stay whole). snake_case, kebab-case and dotted names
+//     need no cut: unicode61 already separates at '_', '-' and '.'.
+//
+// Every identifier cut this way is also appended whole after the text
+// (behind a private-use sentinel token that no query can contain, so no
+// phrase runs from the text into the appended tokens or between two of
+// them): "parsesessionheader" still finds "parseSessionHeader".
+//
+// Queries take the same form without the appended tokens (Query), which is
+// what makes a query's phrase a phrase of the document: "SessionHeader",
+// "session header" and "parse_session_header" all find
+// "parseSessionHeader"; "AI" finds "OpenAI" (a camel part) but never
+// "BRAID" or "braid", where nothing marks a part. A cut is inserted only
+// between two letters or digits, so text with no CJK and no camel case is
+// its own form, byte for byte, and tokenizes exactly as before.
+//
+// Form keeps where it inserted what, so a highlight computed on the form
+// maps back to the original text's code points (Restore, Origin).
+//
+// The package is pure (no state, no I/O); host/searchindex calls it for
+// every document it indexes and every query it runs.
+package searchtext
