@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seed-e9b4dba4/dsh/host/searchtext"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 )
@@ -331,6 +332,13 @@ func snippet(ctx context.Context, q querier, c candidate, match string, maxChars
 			return "", err
 		}
 		return makeSnippet(markFirst(text, at), maxChars), nil
+	}
+	if form := searchtext.Segment(text); form.Changed() {
+		marked, err := highlightForm(ctx, q, form, match)
+		if err != nil {
+			return "", err
+		}
+		return makeSnippet(marked, maxChars), nil
 	}
 	var marked sql.NullString
 	err := q.QueryRowContext(ctx, `SELECT highlight(`+fts+`, 0, ?, ?) FROM `+fts+` WHERE `+fts+` MATCH ? AND rowid = ?`,

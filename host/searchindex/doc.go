@@ -13,8 +13,18 @@
 // The query is data: it is trimmed, whitespace-collapsed and matched as one
 // quoted FTS5 phrase, so operators, stars, parentheses and quotes are inert.
 // Tokens are unicode61 with remove_diacritics 2 ("CAFE" finds "café", "AI"
-// does not find "BRAID", "req-4f3a-91" is the phrase req 4f3a 91). CJK runs
-// are one token unless spaces or punctuation separate them. Stored text has
+// does not find "BRAID", "req-4f3a-91" is the phrase req 4f3a 91), over the
+// text's indexed form (host/searchtext), which extends the design: every
+// Han, Hiragana, Katakana and Hangul character is a token of its own, so
+// "数据库" finds "请检查数据库连接"; camelCase and PascalCase identifiers are
+// also their parts, so "SessionHeader", "session header" and "header" find
+// "parseSessionHeader", and "AI" finds "OpenAI" (a part) but still not
+// "BRAID"; an identifier cut into parts is also indexed whole, so
+// "parsesessionheader" finds it too. Text without CJK or camel case is its
+// own form and matches exactly as the design says. The form is never
+// stored: content rows hold the original text, the FTS5 rows its form, and a
+// snippet of a document whose form differs is highlighted on the form (in
+// the probe table) and carried back to the original's code points. Stored text has
 // NUL, U+FDD0 and U+FDD1 replaced by U+FFFD, so the highlight markers can
 // never be forged. The index holds at most 256 KiB of an event's text
 // (cut after whitespace; the rest stays readable through the service's

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/seed-e9b4dba4/dsh/host/searchtext"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 )
 
@@ -22,8 +23,8 @@ var querySeeds = []string{
 // arbitrary text: only blank or NUL-carrying text is refused, with
 // INVALID_QUERY; what is kept is valid UTF-8 without highlight markers,
 // trimmed and collapsed; and the quoted form is exactly one FTS5 string
-// (a quote, then characters with every quote doubled, then a quote), so
-// no operator, star or parenthesis inside it can act.
+// (a quote, then the query's indexed form with every quote doubled, then a
+// quote), so no operator, star or parenthesis inside it can act.
 func FuzzNormalizeQuery(f *testing.F) {
 	for _, s := range querySeeds {
 		f.Add(s)
@@ -37,8 +38,8 @@ func FuzzNormalizeQuery(f *testing.F) {
 		if len(quoted) < 2 || quoted[0] != '"' || quoted[len(quoted)-1] != '"' {
 			t.Fatalf("quoteFTS(%q) = %s is not one string", got, quoted)
 		}
-		inner := quoted[1 : len(quoted)-1]
-		if strings.ReplaceAll(inner, `""`, "") != strings.ReplaceAll(got, `"`, "") || strings.Count(inner, `"`) != 2*strings.Count(got, `"`) {
+		inner, form := quoted[1:len(quoted)-1], searchtext.Query(got)
+		if strings.ReplaceAll(inner, `""`, "") != strings.ReplaceAll(form, `"`, "") || strings.Count(inner, `"`) != 2*strings.Count(form, `"`) {
 			t.Fatalf("quoteFTS(%q) = %s leaves a quote undoubled", got, quoted)
 		}
 	})
@@ -46,7 +47,8 @@ func FuzzNormalizeQuery(f *testing.F) {
 
 // FuzzQuotedQueryMatches sends the quoted query to a real FTS5 table with
 // the index's tokenizer: it is never a syntax error, and it finds a
-// document holding the same text exactly when SQLite made a token of it.
+// document holding the same text (indexed in its form, as the index does)
+// exactly when SQLite made a token of it.
 // (Slow under the fuzzer's instrumentation of SQLite: tens of executions
 // per second.)
 func FuzzQuotedQueryMatches(f *testing.F) {
@@ -74,7 +76,7 @@ func FuzzQuotedQueryMatches(f *testing.F) {
 			return
 		}
 		ctx := context.Background()
-		res, err := db.ExecContext(ctx, `INSERT INTO t(text) VALUES (?)`, got)
+		res, err := db.ExecContext(ctx, `INSERT INTO t(text) VALUES (?)`, searchtext.Segment(got).Text)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package searchindex
 import (
 	"strings"
 
+	"github.com/seed-e9b4dba4/dsh/host/searchtext"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 )
 
@@ -118,10 +119,12 @@ func (c Config) normalizeLimit(limit *int) (int, error) {
 	return *limit, nil
 }
 
-// quoteFTS makes the query one FTS5 string: every operator, prefix star,
-// parenthesis and quote inside it is inert data.
+// quoteFTS makes the query, in its indexed form (searchtext.Query: CJK
+// characters and identifier parts are tokens of their own), one FTS5
+// string: every operator, prefix star, parenthesis and quote inside it is
+// inert data.
 func quoteFTS(q string) string {
-	return `"` + strings.ReplaceAll(q, `"`, `""`) + `"`
+	return `"` + strings.ReplaceAll(searchtext.Query(q), `"`, `""`) + `"`
 }
 
 func copyString(p *string) *string {

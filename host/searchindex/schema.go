@@ -13,8 +13,9 @@ const (
 // textForm names how documents are turned into indexed text (tokenizer
 // and any rewriting before it). An index built with another form is
 // re-indexed from the logs like one of another schema version, so a new
-// form (say, CJK by character) needs no layout change.
-const textForm = 1
+// form needs no layout change. 2: CJK characters and identifier parts are
+// tokens of their own (host/searchtext).
+const textForm = 2
 
 // Document rowids pack the owning session's key and the document's rank
 // within its session: rowid = sessionKey<<docBits | local. local orders a

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/seed-e9b4dba4/dsh/host/searchtext"
 )
 
 // Bounds on what one event costs. FTS5's highlight() appends every span
@@ -79,11 +81,12 @@ func probeWindows(text string) [][2]int {
 // firstMatch returns the byte offset in text of the first span of match,
 // or -1 if none is found. It probes the windows in order through a TEMP
 // FTS5 table with the index's own tokenizer, so each highlight() sees at
-// most one window and the work stops at the first window that matches.
-// A phrase found in a window is a phrase of the document, because windows
-// start and end at token boundaries; only a phrase spread over more than
-// probeOverlap bytes, or a token longer than half a window, can be missed,
-// and then the snippet starts where a document without a match would.
+// most one window (in its indexed form) and the work stops at the first
+// window that matches. A phrase found in a window is a phrase of the
+// document, because windows start and end at token boundaries; only a
+// phrase spread over more than probeOverlap bytes, or a token longer than
+// half a window, can be missed, and then the snippet starts where a
+// document without a match would.
 func firstMatch(ctx context.Context, q querier, text, match string) (int, error) {
 	defer func() {
 		// The probe rows belong to this call alone; a failure to drop them
@@ -94,28 +97,52 @@ func firstMatch(ctx context.Context, q querier, text, match string) (int, error)
 		return -1, err
 	}
 	for i, w := range probeWindows(text) {
-		id := int64(i + 1)
-		window := text[w[0]:w[1]]
-		if _, err := q.ExecContext(ctx, `INSERT INTO probe_windows(id, text) VALUES (?, ?)`, id, window); err != nil {
-			return -1, err
-		}
-		if _, err := q.ExecContext(ctx, `INSERT INTO probe_fts(rowid, text) VALUES (?, ?)`, id, window); err != nil {
-			return -1, err
-		}
-		var marked string
-		err := q.QueryRowContext(ctx, `SELECT highlight(probe_fts, 0, ?, '') FROM probe_fts WHERE probe_fts MATCH ? AND rowid = ?`,
-			string(markStart), match, id).Scan(&marked)
-		if errors.Is(err, sql.ErrNoRows) {
-			continue
-		}
+		form := searchtext.Segment(text[w[0]:w[1]])
+		marked, ok, err := probeHighlight(ctx, q, int64(i+1), form.Text, match, "")
 		if err != nil {
 			return -1, err
 		}
+		if !ok {
+			continue
+		}
 		if at := strings.IndexRune(marked, markStart); at >= 0 {
-			return w[0] + at, nil
+			return w[0] + form.Origin(at), nil
 		}
 	}
 	return -1, nil
+}
+
+// highlightForm highlights a document whose indexed form differs from its
+// stored text: the index's positions are the form's, so highlight() over
+// the stored text would mark the wrong characters. The form is highlighted
+// in the probe table and the markers are carried back to the text.
+func highlightForm(ctx context.Context, q querier, form searchtext.Form, match string) (string, error) {
+	defer func() { _ = clearProbe(context.WithoutCancel(ctx), q) }()
+	if err := clearProbe(ctx, q); err != nil {
+		return "", err
+	}
+	marked, _, err := probeHighlight(ctx, q, 1, form.Text, match, string(markEnd))
+	if err != nil {
+		return "", err
+	}
+	return form.Restore(marked, markStart, markEnd), nil
+}
+
+// probeHighlight adds text to the probe table as row id and highlights
+// match in it; ok is false when the row does not match.
+func probeHighlight(ctx context.Context, q querier, id int64, text, match, endMark string) (marked string, ok bool, err error) {
+	if _, err := q.ExecContext(ctx, `INSERT INTO probe_windows(id, text) VALUES (?, ?)`, id, text); err != nil {
+		return "", false, err
+	}
+	if _, err := q.ExecContext(ctx, `INSERT INTO probe_fts(rowid, text) VALUES (?, ?)`, id, text); err != nil {
+		return "", false, err
+	}
+	err = q.QueryRowContext(ctx, `SELECT highlight(probe_fts, 0, ?, ?) FROM probe_fts WHERE probe_fts MATCH ? AND rowid = ?`,
+		string(markStart), endMark, match, id).Scan(&marked)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	return marked, err == nil, err
 }
 
 // clearProbe empties the probe tables; 'delete-all' drops an external

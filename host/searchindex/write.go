@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/seed-e9b4dba4/dsh/host/searchtext"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 	"github.com/seed-e9b4dba4/dsh/host/store"
@@ -469,7 +470,9 @@ func (w *txWriter) applyFTS(ctx context.Context) error {
 	})
 	for _, op := range w.ops {
 		q := `INSERT INTO ` + op.fts + `(rowid, text) VALUES (?, ?)`
-		args := []any{op.id, op.text}
+		// The index tokenizes the text's indexed form; a delete must give
+		// the same form again.
+		args := []any{op.id, searchtext.Segment(op.text).Text}
 		if op.del {
 			q = `INSERT INTO ` + op.fts + `(` + op.fts + `, rowid, text) VALUES ('delete', ?, ?)`
 		}
