@@ -24,7 +24,7 @@ func BenchmarkNewSessionWithThreeMCPServers(b *testing.B) {
 	}
 	cfg, err := config.Load(config.Options{Profile: "demo", Home: home, Cwd: cwd,
 		Set: []string{"session_query.open_at=never", "log.level=error"},
-		Env: func(string) (string, bool) { return "", false }})
+		Env: func(string) (string, bool) { return "", false }, Sections: ConfigSections()})
 	if err != nil {
 		b.Fatal(err)
 	}

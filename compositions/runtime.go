@@ -45,8 +45,8 @@ const (
 // service: the interactive ones always (for /resume, /search and the
 // editor's history); the headless one only for the model-facing plugin, so a
 // plain dsh run opens no index.
-func (k Kind) mountsQuery(cfg *config.Config) bool {
-	return k == ACP || k == TUI || cfg.Plugins.SessionQuery.Enabled
+func (k Kind) mountsQuery(sw switches) bool {
+	return k == ACP || k == TUI || sw.sessionQuery
 }
 
 // Options configures New.
@@ -87,6 +87,7 @@ type Runtime struct {
 	Index *searchindex.Index
 
 	clock      *clock
+	switches   switches
 	closeLog   func() error
 	allowBroad bool
 	version    string
@@ -113,6 +114,10 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 	if err != nil {
 		return nil, errors.Join(err, closeLog())
 	}
+	sw, err := switchesOf(cfg)
+	if err != nil {
+		return nil, errors.Join(err, closeLog())
+	}
 	r := &Runtime{
 		Host:       host.New(log),
 		Config:     cfg,
@@ -122,6 +127,7 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 		Tools:      tools.NewRegistry(log),
 		Prompt:     prompt.NewRegistry(),
 		clock:      clk,
+		switches:   sw,
 		closeLog:   closeLog,
 		version:    opts.Version,
 		allowBroad: opts.AllowBroadWorkspace,
@@ -154,7 +160,7 @@ func (r *Runtime) mount(ctx context.Context) error {
 	if err := addBaseSections(r.Prompt, r.Config); err != nil {
 		return err
 	}
-	if r.Kind.mountsQuery(r.Config) {
+	if r.Kind.mountsQuery(r.switches) {
 		if err := r.mountQuery(ctx); err != nil {
 			return err
 		}
@@ -193,14 +199,13 @@ func provide[T any](h *host.Host, k host.Key[T], v T) func() error {
 func (r *Runtime) plugins() []host.Plugin {
 	// Commands never see the variable the model key is read from.
 	ps := []host.Plugin{permissions.Plugin(), codingtools.PluginWith(codingtools.PluginOptions{HiddenEnv: []string{r.Config.LLM.APIKeyEnv}})}
-	p := r.Config.Plugins
-	if r.Kind.mountsQuery(r.Config) && p.SessionQuery.Enabled {
+	if r.Kind.mountsQuery(r.switches) && r.switches.sessionQuery {
 		ps = append(ps, sqtools.Plugin())
 	}
-	if p.Timeout.Enabled {
+	if r.switches.timeout {
 		ps = append(ps, timeout.Plugin())
 	}
-	if p.Spill.Enabled {
+	if r.switches.spill {
 		ps = append(ps, spill.PluginWith(spill.Options{Random: r.clock.Random()}))
 	}
 	return ps

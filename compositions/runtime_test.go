@@ -30,7 +30,8 @@ func loadConfig(t *testing.T, profile string, set ...string) (*config.Config, st
 	}
 	cfg, err := config.Load(config.Options{
 		Profile: profile, Home: home, Cwd: cwd, Set: set,
-		Env: func(string) (string, bool) { return "", false },
+		Env:      func(string) (string, bool) { return "", false },
+		Sections: ConfigSections(),
 	})
 	if err != nil {
 		t.Fatal(err)

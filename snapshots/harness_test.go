@@ -234,6 +234,7 @@ func runInProcess(t *testing.T, sc *scenario, e *env) result {
 	configFile, set := sc.settings(t, e)
 	cfg, err := config.Load(config.Options{
 		Profile: "snapshot", ConfigFile: configFile, Home: e.home, Cwd: e.cwd, Set: set,
+		Sections: compositions.ConfigSections(),
 		Env: func(name string) (string, bool) {
 			if name == "HOME" {
 				return e.home, true

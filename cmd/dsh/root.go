@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/seed-e9b4dba4/dsh/compositions"
 	"github.com/seed-e9b4dba4/dsh/host/config"
 	"github.com/seed-e9b4dba4/dsh/host/termtext"
 )
@@ -64,6 +65,7 @@ func (g *globals) configOptions() config.Options {
 		Cwd:        g.cwd,
 		Env:        g.env,
 		Set:        g.set,
+		Sections:   compositions.ConfigSections(),
 	}
 }
 

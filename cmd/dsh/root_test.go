@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed-e9b4dba4/dsh/compositions"
 	"github.com/seed-e9b4dba4/dsh/host/config"
 )
 
@@ -72,7 +73,7 @@ func TestUsageErrorPointsAtHelp(t *testing.T) {
 func TestRunUsesProcessEnvironmentAndDirectory(t *testing.T) {
 	dir := t.TempDir()
 	// Blank every DSH_* variable the machine may set; empty counts as unset.
-	keys, err := config.Load(config.Options{Home: dir, Cwd: dir, Env: func(string) (string, bool) { return "", false }})
+	keys, err := config.Load(config.Options{Home: dir, Cwd: dir, Env: func(string) (string, bool) { return "", false }, Sections: compositions.ConfigSections()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,13 +22,22 @@ type meta struct {
 
 var _ host.ConfigSource = (*Config)(nil)
 
-// Keys returns every config key, sorted.
-func (c *Config) Keys() []string { return slices.Clone(keySchema.keys) }
+// schema is the key tree c was loaded with.
+func (c *Config) schema() *schema {
+	if c.tree == nil {
+		return coreSchema
+	}
+	return c.tree
+}
+
+// Keys returns every config key, sorted: the built-in ones and those of the
+// sections registered with Load.
+func (c *Config) Keys() []string { return slices.Clone(c.schema().keys) }
 
 // Value returns the effective value of key (a string, int, int64, float64 or
 // bool), or nil when key does not exist. Paths are resolved.
 func (c *Config) Value(key string) any {
-	f, ok := keySchema.field(c, key)
+	f, ok := c.schema().field(c, key)
 	if !ok {
 		return nil
 	}
@@ -145,23 +154,24 @@ func (s section) Decode(out any) error {
 
 // subtree builds the nested map of the keys under path ("" for all).
 func (c *Config) subtree(path string) (map[string]any, error) {
-	if _, leaf := keySchema.leaves[path]; leaf {
+	tree := c.schema()
+	if _, leaf := tree.leaves[path]; leaf {
 		return nil, fmt.Errorf("config key %q is a value, not a section", path)
 	}
-	if path != "" && !keySchema.sections[path] {
-		return nil, fmt.Errorf("unknown config section %q", path)
+	if path != "" && !tree.sections[path] {
+		return nil, fmt.Errorf("unknown config section %q: load the config with the Schema of the package that owns it (config.Options.Sections)", path)
 	}
 	prefix := ""
 	if path != "" {
 		prefix = path + "."
 	}
 	root := map[string]any{}
-	for _, key := range keySchema.keys {
+	for _, key := range tree.keys {
 		rest, ok := strings.CutPrefix(key, prefix)
 		if !ok {
 			continue
 		}
-		f, _ := keySchema.field(c, key)
+		f, _ := tree.field(c, key)
 		setPath(root, rest, f.Interface())
 	}
 	return root, nil

@@ -2,10 +2,20 @@
 // configs/default.yaml overlaid, lowest to highest precedence, by a profile,
 // $DSH_HOME/config.yaml, <cwd>/.dsh/config.yaml, a --config file, DSH_*
 // environment variables and flags. viper merges the layers; this package
-// owns the key tree (the Config struct), strict validation and the origin of
-// every value.
+// owns the key tree, strict validation and the origin of every value.
 //
-// Invariants: every key in any layer exists in the key tree and has the
+// The key tree is the built-in sections (the Config struct, with their rules
+// in validate.go) plus the sections other packages own: a plugin declares
+// its section once as a Schema (its struct, its rules, its path keys) and
+// the caller of Load registers it through Options.Sections (cmd/dsh passes
+// compositions.ConfigSections). The loader then checks those keys in every
+// layer like its own, so the owner decodes its section with Section and
+// validates nothing again. configs/default.yaml holds every key's default and
+// one-line doc; tests check it against the whole tree.
+//
+// Invariants: every key in any layer exists in the key tree (dsh's embedded
+// defaults and profiles may also carry sections a Load did not register;
+// those are skipped) and has the
 // key's type; enum and range rules hold per layer and cross-key rules on the
 // merged result; each error names the key and the file, variable or flag it
 // came from. A loaded Config is complete (default.yaml defines every key),

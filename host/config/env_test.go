@@ -40,7 +40,7 @@ func TestEnvVariablesMapToKeys(t *testing.T) {
 		t.Errorf("Sessions.Dir = %q, want it under DSH_HOME (%q)", c.Sessions.Dir, want)
 	}
 	// The session-query plugin switch did not drag the other keys along.
-	if c.Plugins.Spill.Enabled {
+	if c.Value("plugins.spill.enabled") != false {
 		t.Error("plugins.spill.enabled = true, want false")
 	}
 }
@@ -62,7 +62,7 @@ func TestEnvNameMapping(t *testing.T) {
 
 func TestEnvNamesAreUnique(t *testing.T) {
 	seen := map[string]string{}
-	for _, key := range keySchema.keys {
+	for _, key := range testTree.keys {
 		name := EnvName(key)
 		if prev, dup := seen[name]; dup {
 			t.Errorf("keys %q and %q both map to %s", prev, key, name)

@@ -79,7 +79,7 @@ func (w *world) homeProfile(name, content string) string {
 }
 
 func (w *world) opts() Options {
-	return Options{Cwd: w.cwd, Env: w.lookup}
+	return Options{Cwd: w.cwd, Env: w.lookup, Sections: testSections}
 }
 
 func (w *world) load(o Options) *Config {

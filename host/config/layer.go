@@ -27,6 +27,10 @@ type layer map[string]setting
 type provenance struct {
 	origin, source, baseDir string
 	rank                    int
+	// builtin marks dsh's own embedded files (the defaults and the shipped
+	// profiles). They carry the sections of every plugin dsh has; a Load
+	// that registers no such section skips them there instead of failing.
+	builtin bool
 }
 
 func (p provenance) set(l layer, key string, v any) {
@@ -47,7 +51,7 @@ const (
 // parseYAML reads a YAML document into a layer, checking every key against
 // the schema and every value against its type and rule. Keys with an empty
 // (null) value are left to lower layers.
-func parseYAML(data []byte, p provenance) (layer, []error) {
+func (s *schema) parseYAML(data []byte, p provenance) (layer, []error) {
 	v := viper.New()
 	v.SetConfigType("yaml")
 	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
@@ -55,12 +59,12 @@ func parseYAML(data []byte, p provenance) (layer, []error) {
 	}
 	l := layer{}
 	var errs []error
-	walkTree(v.AllSettings(), "", p, l, &errs)
+	s.walkTree(v.AllSettings(), "", p, l, &errs)
 	errs = append(errs, parseMCPServers(data, p, l)...)
 	return l, errs
 }
 
-func walkTree(tree map[string]any, prefix string, p provenance, l layer, errs *[]error) {
+func (s *schema) walkTree(tree map[string]any, prefix string, p provenance, l layer, errs *[]error) {
 	keys := make([]string, 0, len(tree))
 	for k := range tree {
 		keys = append(keys, k)
@@ -75,22 +79,21 @@ func walkTree(tree map[string]any, prefix string, p provenance, l layer, errs *[
 			// Read case-preserved by parseMCPServers.
 			continue
 		}
-		if key == mcpServersKey {
-			// Read case-preserved by parseMCPServers.
-			continue
-		}
-		if keySchema.sections[key] {
+		if s.sections[key] {
 			sub, ok := raw.(map[string]any)
 			if !ok {
 				*errs = append(*errs, &Error{Key: key, Source: p.source, Problem: "must be a mapping of keys, not a single value"})
 				continue
 			}
-			walkTree(sub, key, p, l, errs)
+			s.walkTree(sub, key, p, l, errs)
 			continue
 		}
-		lf, ok := keySchema.leaves[key]
+		lf, ok := s.leaves[key]
+		if !ok && p.builtin {
+			continue
+		}
 		if !ok {
-			*errs = append(*errs, &Error{Key: key, Source: p.source, Unknown: true, Hint: keySchema.suggest(key)})
+			*errs = append(*errs, &Error{Key: key, Source: p.source, Unknown: true, Hint: s.suggest(key)})
 			continue
 		}
 		val, ok := coerce(raw, lf.kind)
@@ -102,7 +105,7 @@ func walkTree(tree map[string]any, prefix string, p provenance, l layer, errs *[
 			*errs = append(*errs, &Error{Key: key, Source: p.source, Problem: problem})
 			continue
 		}
-		if err := checkRule(key, val, p.source); err != nil {
+		if err := s.checkRule(key, val, p.source); err != nil {
 			*errs = append(*errs, err)
 			continue
 		}
@@ -110,8 +113,8 @@ func walkTree(tree map[string]any, prefix string, p provenance, l layer, errs *[
 	}
 }
 
-func checkRule(key string, v any, source string) error {
-	if r, ok := rules[key]; ok {
+func (s *schema) checkRule(key string, v any, source string) error {
+	if r, ok := s.rules[key]; ok {
 		if problem := r(v); problem != "" {
 			return &Error{Key: key, Source: source, Problem: problem}
 		}
@@ -180,19 +183,19 @@ func parseText(s string, k kind) (any, bool) {
 }
 
 // textSetting parses one key's text value from the environment or a flag.
-func textSetting(key, text string, p provenance, l layer) error {
-	lf, ok := keySchema.leaves[key]
+func (s *schema) textSetting(key, text string, p provenance, l layer) error {
+	lf, ok := s.leaves[key]
 	if !ok {
-		if keySchema.sections[key] {
+		if s.sections[key] {
 			return &Error{Key: key, Source: p.source, Problem: "is a section; set one of its keys instead"}
 		}
-		return &Error{Key: key, Source: p.source, Unknown: true, Hint: keySchema.suggest(key)}
+		return &Error{Key: key, Source: p.source, Unknown: true, Hint: s.suggest(key)}
 	}
 	val, ok := parseText(text, lf.kind)
 	if !ok {
 		return &Error{Key: key, Source: p.source, Problem: fmt.Sprintf("must be %s (got %q)", lf.kind.want(), text)}
 	}
-	if err := checkRule(key, val, p.source); err != nil {
+	if err := s.checkRule(key, val, p.source); err != nil {
 		return err
 	}
 	p.set(l, key, val)
@@ -202,17 +205,17 @@ func textSetting(key, text string, p provenance, l layer) error {
 // envLayer reads DSH_<KEY> for every known key. Iterating the key set (rather
 // than splitting variable names) keeps keys with underscores unambiguous.
 // An empty variable counts as unset.
-func envLayer(lookup func(string) (string, bool), cwd string) (layer, []error) {
+func (s *schema) envLayer(lookup func(string) (string, bool), cwd string) (layer, []error) {
 	l := layer{}
 	var errs []error
-	for _, key := range keySchema.keys {
+	for _, key := range s.keys {
 		name := envName(key)
 		text, ok := lookup(name)
 		if !ok || text == "" {
 			continue
 		}
 		p := provenance{origin: "env " + name, source: "environment variable " + name, baseDir: cwd, rank: rankEnv}
-		if err := textSetting(key, text, p, l); err != nil {
+		if err := s.textSetting(key, text, p, l); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -221,24 +224,24 @@ func envLayer(lookup func(string) (string, bool), cwd string) (layer, []error) {
 
 // flagLayer applies --home and then each --set key=value in order; a later
 // flag for the same key wins.
-func flagLayer(home string, sets []string, cwd string) (layer, []error) {
+func (s *schema) flagLayer(home string, sets []string, cwd string) (layer, []error) {
 	l := layer{}
 	var errs []error
 	if home != "" {
 		p := provenance{origin: "flag --home", source: "flag --home", baseDir: cwd, rank: rankFlag}
-		if err := textSetting("home", home, p, l); err != nil {
+		if err := s.textSetting("home", home, p, l); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	for _, s := range sets {
-		key, text, ok := strings.Cut(s, "=")
+	for _, set := range sets {
+		key, text, ok := strings.Cut(set, "=")
 		key = strings.TrimSpace(key)
 		if !ok || key == "" {
-			errs = append(errs, fmt.Errorf("flag --set %q must have the form key=value, e.g. --set llm.model=deepseek-v4-pro", s))
+			errs = append(errs, fmt.Errorf("flag --set %q must have the form key=value, e.g. --set llm.model=deepseek-v4-pro", set))
 			continue
 		}
-		p := provenance{origin: "flag --set", source: "flag --set " + s, baseDir: cwd, rank: rankFlag}
-		if err := textSetting(key, text, p, l); err != nil {
+		p := provenance{origin: "flag --set", source: "flag --set " + set, baseDir: cwd, rank: rankFlag}
+		if err := s.textSetting(key, text, p, l); err != nil {
 			errs = append(errs, err)
 		}
 	}

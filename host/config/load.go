@@ -6,13 +6,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 
-	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/viper"
 
 	"github.com/seed-e9b4dba4/dsh/configs"
@@ -35,6 +35,11 @@ type Options struct {
 	Env func(string) (string, bool)
 	// Set holds --set key=value flags, applied in order after --home.
 	Set []string
+	// Sections are the sections other packages own (plugins.spill, ...),
+	// added to the built-in key tree. A key of a section nobody registered
+	// is unknown, except in dsh's embedded defaults and profiles, which
+	// carry every section dsh ships and skip those this Load lacks.
+	Sections []Schema
 }
 
 // DefaultProfile is the profile used when none is named.
@@ -153,7 +158,12 @@ func newLoader(opts Options) (*loader, error) {
 	if err != nil {
 		return nil, err
 	}
+	tree, err := withSections(opts.Sections)
+	if err != nil {
+		return nil, err
+	}
 	return &loader{
+		tree: tree,
 		cwd:  cwd,
 		home: sync.OnceValues(func() (string, error) { return userHome(lookup) }),
 		env:  lookup,
@@ -165,8 +175,8 @@ func newLoader(opts Options) (*loader, error) {
 // Problems with their keys are collected in ld.errs; err is a failure that
 // stops loading.
 func (ld *loader) outerLayers(opts Options) (defaults, explicit, env, flags layer, err error) {
-	defaults = ld.collect(parseYAML(configs.Default(), provenance{
-		origin: "default", source: configs.DefaultPath + " (embedded)", baseDir: ld.cwd, rank: rankDefault,
+	defaults = ld.collect(ld.tree.parseYAML(configs.Default(), provenance{
+		origin: "default", source: configs.DefaultPath + " (embedded)", baseDir: ld.cwd, rank: rankDefault, builtin: true,
 	}))
 	if opts.ConfigFile != "" {
 		path, err := resolvePath(opts.ConfigFile, ld.cwd, ld.home)
@@ -175,13 +185,14 @@ func (ld *loader) outerLayers(opts Options) (defaults, explicit, env, flags laye
 		}
 		explicit = ld.collect(ld.file(path, path, rankConfigFile, true))
 	}
-	env = ld.collect(envLayer(ld.env, ld.cwd))
-	flags = ld.collect(flagLayer(opts.Home, opts.Set, ld.cwd))
+	env = ld.collect(ld.tree.envLayer(ld.env, ld.cwd))
+	flags = ld.collect(ld.tree.flagLayer(opts.Home, opts.Set, ld.cwd))
 	return defaults, explicit, env, flags, nil
 }
 
 // loader carries one Load call's state.
 type loader struct {
+	tree  *schema
 	cwd   string
 	home  func() (string, error) // the user's home directory, looked up once
 	env   func(string) (string, bool)
@@ -228,7 +239,7 @@ func (ld *loader) file(path, origin string, rank int, required bool) (layer, []e
 		return nil, []error{fmt.Errorf("cannot read config file: %w", err)}
 	}
 	ld.files = append(ld.files, rankedFile{rank, path})
-	return parseYAML(data, provenance{origin: origin, source: path, baseDir: filepath.Dir(path), rank: rank})
+	return ld.tree.parseYAML(data, provenance{origin: origin, source: path, baseDir: filepath.Dir(path), rank: rank})
 }
 
 // resolveHome returns the absolute home directory from the highest layer that
@@ -263,7 +274,7 @@ func (ld *loader) profile(name, home string) (layer, error) {
 	switch {
 	case err == nil:
 		ld.files = append(ld.files, rankedFile{rankProfile, path})
-		l, errs := parseYAML(data, provenance{
+		l, errs := ld.tree.parseYAML(data, provenance{
 			origin: fmt.Sprintf("profile %s (%s)", name, path), source: path, baseDir: filepath.Dir(path), rank: rankProfile,
 		})
 		return l, errors.Join(errs...)
@@ -275,8 +286,8 @@ func (ld *loader) profile(name, home string) (layer, error) {
 		return nil, fmt.Errorf("unknown profile %q: available profiles are %s (or create %s)",
 			name, strings.Join(availableProfiles(home), ", "), path)
 	}
-	l, errs := parseYAML(data, provenance{
-		origin: fmt.Sprintf("profile %s (embedded)", name), source: configs.ProfilePath(name) + " (embedded)", baseDir: ld.cwd, rank: rankProfile,
+	l, errs := ld.tree.parseYAML(data, provenance{
+		origin: fmt.Sprintf("profile %s (embedded)", name), source: configs.ProfilePath(name) + " (embedded)", baseDir: ld.cwd, rank: rankProfile, builtin: true,
 	})
 	return l, errors.Join(errs...)
 }
@@ -326,17 +337,21 @@ func (ld *loader) build(profile string, layers []layer) (*Config, error) {
 			winners[k] = s
 		}
 	}
-	c := &Config{}
-	err := v.Unmarshal(c, func(dc *mapstructure.DecoderConfig) {
-		dc.ErrorUnused = true
-		dc.ErrorUnset = true
-		dc.IgnoreUntaggedFields = true
-		dc.WeaklyTypedInput = false
-		dc.DecodeHook = nil
-	})
-	if err != nil {
-		// Every key was checked against the schema, so this means
-		// configs/default.yaml and the Config struct disagree.
+	c := &Config{tree: ld.tree}
+	all := v.AllSettings()
+	// Every key was checked against the key tree, so a decoding error means
+	// configs/default.yaml and a section's struct disagree.
+	if len(ld.tree.owned) > 0 {
+		c.owned = map[string]reflect.Value{}
+	}
+	for path, t := range ld.tree.owned {
+		sec := reflect.New(t)
+		if err := decodeStrict(cutPath(all, path), sec.Interface()); err != nil {
+			return nil, fmt.Errorf("built-in config does not match config section %q: %w", path, err)
+		}
+		c.owned[path] = sec
+	}
+	if err := decodeStrict(all, c); err != nil {
 		return nil, fmt.Errorf("built-in config does not match the key tree: %w", err)
 	}
 	c.MCP.Servers = mcpServersFrom(winners)
@@ -360,8 +375,8 @@ func (ld *loader) build(profile string, layers []layer) (*Config, error) {
 }
 
 func (ld *loader) resolvePaths(c *Config, winners map[string]setting) error {
-	for _, key := range pathKeys {
-		f, _ := keySchema.field(c, key)
+	for _, key := range ld.tree.paths {
+		f, _ := ld.tree.field(c, key)
 		p := f.String()
 		if key == "session_query.path" && p == memoryPath {
 			continue
@@ -416,4 +431,24 @@ func checkPairs(winners map[string]setting) error {
 		errs = append(errs, e)
 	}
 	return errors.Join(errs...)
+}
+
+// cutPath removes the sub-tree at the dotted path from tree and returns it
+// (nil when absent), dropping parents the removal leaves empty.
+func cutPath(tree map[string]any, path string) any {
+	head, rest, nested := strings.Cut(path, ".")
+	if !nested {
+		v := tree[head]
+		delete(tree, head)
+		return v
+	}
+	sub, ok := tree[head].(map[string]any)
+	if !ok {
+		return nil
+	}
+	v := cutPath(sub, rest)
+	if len(sub) == 0 {
+		delete(tree, head)
+	}
+	return v
 }

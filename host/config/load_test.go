@@ -120,8 +120,10 @@ func TestEmbeddedSessionQueryProfileEnablesThePlugins(t *testing.T) {
 		}
 	}
 	plain := w.load(w.opts())
-	if plain.Plugins.SessionQuery.Enabled || plain.Plugins.Timeout.Enabled || plain.Plugins.Spill.Enabled {
-		t.Errorf("default profile enables a plugin: %+v", plain.Plugins)
+	for _, key := range []string{"plugins.session_query.enabled", "plugins.timeout.enabled", "plugins.spill.enabled"} {
+		if plain.Value(key) != false {
+			t.Errorf("default profile sets %s = %v", key, plain.Value(key))
+		}
 	}
 }
 
@@ -131,14 +133,18 @@ func TestHomeProfileReplacesEmbeddedProfileOfSameName(t *testing.T) {
 	o := w.opts()
 	o.Profile = "session-query"
 	c := w.load(o)
-	if !c.Plugins.Spill.Enabled || c.Plugins.Spill.MaxInlineBytes != 800 {
-		t.Errorf("spill = %+v, want the home profile's values", c.Plugins.Spill)
+	var spill testSpillSection
+	if err := c.Section("plugins.spill").Decode(&spill); err != nil {
+		t.Fatal(err)
+	}
+	if !spill.Enabled || spill.MaxInlineBytes != 800 {
+		t.Errorf("spill = %+v, want the home profile's values", spill)
 	}
 	if got, want := c.Origin("plugins.spill.max_inline_bytes"), "profile session-query ("+path+")"; got != want {
 		t.Errorf("origin = %q, want %q", got, want)
 	}
 	// The embedded profile is not applied underneath the home one.
-	if c.Plugins.SessionQuery.Enabled {
+	if c.Value("plugins.session_query.enabled") != false {
 		t.Error("plugins.session_query.enabled = true, want the embedded profile ignored")
 	}
 }

@@ -19,7 +19,6 @@ var pathKeys = []string{
 	"llm.api_key_file",
 	"llm.replay.fixture",
 	"llm.replay.override",
-	"plugins.spill.root",
 }
 
 // memoryPath is the session-query path that keeps the index in memory.

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -31,33 +32,49 @@ func (k kind) want() string {
 	}
 }
 
-// schema is the key tree, derived once from the Config struct tags. It is
+// schema is the key tree: the built-in sections, derived from the Config
+// struct tags, plus the sections a Load registers (Options.Sections). It is
 // immutable after construction.
 type schema struct {
 	leaves   map[string]leaf
 	sections map[string]bool
 	keys     []string // sorted leaf keys
+	rules    map[string]Rule
+	paths    []string // keys holding file system paths
+	// owned maps each registered section's path to its struct type.
+	owned map[string]reflect.Type
 }
 
 type leaf struct {
 	kind  kind
-	index []int // field path from Config
+	owner string // the registered section holding the key; "" for Config
+	index []int  // field path from Config or from the owner's struct
 }
 
-// keySchema is the only schema; it never changes after package init.
-var keySchema = buildSchema(reflect.TypeFor[Config]())
+// coreSchema is the key tree of the built-in sections alone; it never
+// changes after package init.
+var coreSchema = buildSchema(reflect.TypeFor[Config]())
 
 func buildSchema(t reflect.Type) *schema {
-	s := &schema{leaves: map[string]leaf{}, sections: map[string]bool{}}
-	s.walk(t, "", nil)
+	s := &schema{leaves: map[string]leaf{}, sections: map[string]bool{}, rules: map[string]Rule{}}
+	s.walk(t, "", nil, "")
+	for k, r := range rules {
+		s.rules[k] = r
+	}
+	s.paths = slices.Clone(pathKeys)
+	s.sortKeys()
+	return s
+}
+
+func (s *schema) sortKeys() {
+	s.keys = s.keys[:0]
 	for k := range s.leaves {
 		s.keys = append(s.keys, k)
 	}
 	sort.Strings(s.keys)
-	return s
 }
 
-func (s *schema) walk(t reflect.Type, prefix string, index []int) {
+func (s *schema) walk(t reflect.Type, prefix string, index []int, owner string) {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag := f.Tag.Get("mapstructure")
@@ -72,15 +89,15 @@ func (s *schema) walk(t reflect.Type, prefix string, index []int) {
 		switch f.Type.Kind() {
 		case reflect.Struct:
 			s.sections[key] = true
-			s.walk(f.Type, key, idx)
+			s.walk(f.Type, key, idx, owner)
 		case reflect.String:
-			s.leaves[key] = leaf{kindString, idx}
+			s.leaves[key] = leaf{kindString, owner, idx}
 		case reflect.Int, reflect.Int64:
-			s.leaves[key] = leaf{kindInt, idx}
+			s.leaves[key] = leaf{kindInt, owner, idx}
 		case reflect.Float64:
-			s.leaves[key] = leaf{kindFloat, idx}
+			s.leaves[key] = leaf{kindFloat, owner, idx}
 		case reflect.Bool:
-			s.leaves[key] = leaf{kindBool, idx}
+			s.leaves[key] = leaf{kindBool, owner, idx}
 		default:
 			panic(fmt.Sprintf("config: key %q has unsupported type %s", key, f.Type))
 		}
@@ -99,7 +116,14 @@ func (s *schema) field(c *Config, key string) (reflect.Value, bool) {
 	if !ok {
 		return reflect.Value{}, false
 	}
-	return reflect.ValueOf(c).Elem().FieldByIndex(l.index), true
+	if l.owner == "" {
+		return reflect.ValueOf(c).Elem().FieldByIndex(l.index), true
+	}
+	sec, ok := c.owned[l.owner]
+	if !ok {
+		return reflect.Value{}, false
+	}
+	return sec.Elem().FieldByIndex(l.index), true
 }
 
 // suggest returns the known key or section closest to an unknown key, or ""

@@ -12,11 +12,11 @@ import (
 // TestDefaultYAMLDocumentsEveryKey pins the contract of configs/default.yaml:
 // every leaf key of the Config struct is there, with a comment line above it.
 func TestDefaultYAMLDocumentsEveryKey(t *testing.T) {
-	defined, err := parseYAML(configs.Default(), provenance{source: "default.yaml"})
+	defined, err := testTree.parseYAML(configs.Default(), provenance{source: "default.yaml"})
 	if len(err) > 0 {
 		t.Fatalf("default.yaml: %v", err)
 	}
-	for _, key := range keySchema.keys {
+	for _, key := range testTree.keys {
 		if _, ok := defined[key]; !ok {
 			t.Errorf("default.yaml does not define %q", key)
 		}
@@ -49,7 +49,7 @@ func TestDefaultYAMLDocumentsEveryKey(t *testing.T) {
 		if value == "|" {
 			inBlock = indent
 		}
-		if _, leaf := keySchema.leaves[key]; leaf && !strings.HasPrefix(prev, "#") {
+		if _, leaf := testTree.leaves[key]; leaf && !strings.HasPrefix(prev, "#") {
 			t.Errorf("default.yaml: key %q has no comment line above it", key)
 		}
 		prev = trimmed
@@ -57,19 +57,19 @@ func TestDefaultYAMLDocumentsEveryKey(t *testing.T) {
 }
 
 func TestRuleTablesNameRealKeys(t *testing.T) {
-	for key := range rules {
-		if _, ok := keySchema.leaves[key]; !ok {
+	for key := range testTree.rules {
+		if _, ok := testTree.leaves[key]; !ok {
 			t.Errorf("rule for unknown key %q", key)
 		}
 	}
-	for _, key := range pathKeys {
-		if l, ok := keySchema.leaves[key]; !ok || l.kind != kindString {
+	for _, key := range testTree.paths {
+		if l, ok := testTree.leaves[key]; !ok || l.kind != kindString {
 			t.Errorf("path key %q is not a string key", key)
 		}
 	}
 	for _, p := range pairs {
-		lo, okLo := keySchema.leaves[p.low]
-		hi, okHi := keySchema.leaves[p.high]
+		lo, okLo := testTree.leaves[p.low]
+		hi, okHi := testTree.leaves[p.high]
 		if !okLo || !okHi || lo.kind != hi.kind {
 			t.Errorf("pair %s/%s does not name two keys of one type", p.low, p.high)
 		}
@@ -87,7 +87,7 @@ func TestSuggestFindsPlausibleTypos(t *testing.T) {
 		"x":                     "",
 	}
 	for in, want := range tests {
-		if got := keySchema.suggest(in); got != want {
+		if got := testTree.suggest(in); got != want {
 			t.Errorf("suggest(%q) = %q, want %q", in, got, want)
 		}
 	}

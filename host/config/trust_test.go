@@ -213,12 +213,12 @@ func TestCorruptTrustFileIsAClearError(t *testing.T) {
 
 func TestEverySafeProjectKeyExists(t *testing.T) {
 	for k := range projectSafe {
-		if _, ok := keySchema.leaves[k]; !ok {
+		if _, ok := testTree.leaves[k]; !ok {
 			t.Errorf("projectSafe lists %q, which is not a config key", k)
 		}
 	}
 	for k := range projectNarrowing {
-		if _, ok := keySchema.leaves[k]; !ok {
+		if _, ok := testTree.leaves[k]; !ok {
 			t.Errorf("projectNarrowing lists %q, which is not a config key", k)
 		}
 	}

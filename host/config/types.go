@@ -1,7 +1,10 @@
 package config
 
-// Config is the effective configuration. Its fields mirror the key tree of
-// configs/default.yaml (the mapstructure tags are the key names); the
+import "reflect"
+
+// Config is the effective configuration. Its fields are the built-in
+// sections of the key tree (the mapstructure tags are the key names); the
+// sections other packages register (Schema) are read with Section. The
 // derived paths Home, Sessions.Dir and SessionQuery.Path are absolute (except
 // SessionQuery.Path ":memory:"), and every other non-empty path is absolute.
 type Config struct {
@@ -13,14 +16,17 @@ type Config struct {
 	Permissions  PermissionsConfig  `mapstructure:"permissions"`
 	Tools        ToolsConfig        `mapstructure:"tools"`
 	SessionQuery SessionQueryConfig `mapstructure:"session_query"`
-	Plugins      PluginsConfig      `mapstructure:"plugins"`
 	TUI          TUIConfig          `mapstructure:"tui"`
 	Compaction   CompactionConfig   `mapstructure:"compaction"`
 	Runtime      RuntimeConfig      `mapstructure:"runtime"`
 	MCP          MCPConfig          `mapstructure:"mcp"`
 
-	// meta has no tag, so decoding skips it.
-	meta *meta
+	// The untagged fields are skipped by decoding. tree is the key tree
+	// Load used (nil means the built-in one); owned holds a pointer to
+	// each registered section's struct, by section path.
+	meta  *meta
+	tree  *schema
+	owned map[string]reflect.Value
 }
 
 // LogConfig is the log section.
@@ -122,32 +128,6 @@ type SessionQueryConfig struct {
 	DefaultLimit                int    `mapstructure:"default_limit"`
 	MaxLimit                    int    `mapstructure:"max_limit"`
 	SnippetChars                int    `mapstructure:"snippet_chars"`
-}
-
-// PluginsConfig is the plugins section: the opt-in plugins.
-type PluginsConfig struct {
-	SessionQuery SessionQueryPluginConfig `mapstructure:"session_query"`
-	Timeout      TimeoutPluginConfig      `mapstructure:"timeout"`
-	Spill        SpillPluginConfig        `mapstructure:"spill"`
-}
-
-// SessionQueryPluginConfig is plugins.session_query (the model-facing tools).
-type SessionQueryPluginConfig struct {
-	Enabled          bool `mapstructure:"enabled"`
-	MaxSearchResults int  `mapstructure:"max_search_results"`
-	SearchTimeoutMs  int  `mapstructure:"search_timeout_ms"`
-}
-
-// TimeoutPluginConfig is plugins.timeout.
-type TimeoutPluginConfig struct {
-	Enabled bool `mapstructure:"enabled"`
-}
-
-// SpillPluginConfig is plugins.spill.
-type SpillPluginConfig struct {
-	Enabled        bool   `mapstructure:"enabled"`
-	MaxInlineBytes int    `mapstructure:"max_inline_bytes"`
-	Root           string `mapstructure:"root"`
 }
 
 // TUIConfig is the tui section.

@@ -11,67 +11,79 @@ import (
 	"unicode"
 )
 
-// rule checks one key's value and returns the problem ("must be ...") or "".
-type rule func(v any) string
+// Rule checks one key's value and returns the problem, a phrase completing
+// "config key K in S ..." such as "must be a positive integer (got 0)", or
+// "" when the value is fine. v has the key's canonical type: string, int64
+// for integer keys, float64 or bool.
+type Rule func(v any) string
 
 // maxSafeLimit is the largest page size the session-query service accepts
 // (2^53 - 2, inherited from upstream's JavaScript safe integers).
 const maxSafeLimit = 1<<53 - 2
 
-// maxTimerMs is the largest timer the session-query plugin accepts.
-const maxTimerMs = math.MaxInt32
+// MaxSafeInteger is the largest integer every config consumer handles
+// exactly (JavaScript's Number.MAX_SAFE_INTEGER, which the session-query
+// design's bounds inherit).
+const MaxSafeInteger = 1<<53 - 1
+
+// MaxTimerMs is the largest timer in milliseconds a key may set (the
+// largest delay a JavaScript timer accepts, kept so one config means the
+// same as upstream's).
+const MaxTimerMs = math.MaxInt32
+
+// JournalModes returns the SQLite journal modes session_query.journal_mode
+// accepts; the index (host/searchindex) applies the same list.
+func JournalModes() []string { return []string{"wal", "delete", "truncate", "persist"} }
 
 // rules holds the checks of single keys. Keys without a rule accept any value
 // of their type.
-var rules = map[string]rule{
-	"log.level":                                   oneOf("debug", "info", "warn", "error"),
-	"llm.provider":                                oneOf("deepseek", "openai", "replay", "demo"),
+var rules = map[string]Rule{
+	"log.level":                                   OneOf("debug", "info", "warn", "error"),
+	"llm.provider":                                OneOf("deepseek", "openai", "replay", "demo"),
 	"llm.base_url":                                httpURL,
 	"llm.model":                                   nonEmpty,
 	"llm.api_key_env":                             envVarName,
-	"llm.reasoning_effort":                        oneOf("", "off", "low", "high", "max"),
-	"llm.max_tokens":                              intAtLeast(0),
-	"llm.stream_idle_timeout_ms":                  intAtLeast(1),
-	"llm.request_timeout_ms":                      intAtLeast(0),
-	"llm.keepalive_limit_ms":                      intAtLeast(0),
-	"llm.retry.max_retries":                       intAtLeast(0),
-	"llm.retry.initial_delay_ms":                  intAtLeast(1),
-	"llm.retry.max_delay_ms":                      intAtLeast(1),
-	"llm.retry.jitter":                            floatIn(0, 1, true),
+	"llm.reasoning_effort":                        OneOf("", "off", "low", "high", "max"),
+	"llm.max_tokens":                              IntAtLeast(0),
+	"llm.stream_idle_timeout_ms":                  IntAtLeast(1),
+	"llm.request_timeout_ms":                      IntAtLeast(0),
+	"llm.keepalive_limit_ms":                      IntAtLeast(0),
+	"llm.retry.max_retries":                       IntAtLeast(0),
+	"llm.retry.initial_delay_ms":                  IntAtLeast(1),
+	"llm.retry.max_delay_ms":                      IntAtLeast(1),
+	"llm.retry.jitter":                            FloatIn(0, 1, true),
 	"llm.replay.provider_name":                    nonEmpty,
-	"agent.max_parallel_tool_calls":               intAtLeast(1),
-	"agent.instructions_max_bytes":                intAtLeast(1),
-	"permissions.mode":                            oneOf("default", "accept-edits", "read-only", "bypass"),
-	"tools.bash.default_timeout_ms":               intAtLeast(1),
-	"tools.bash.max_timeout_ms":                   intAtLeast(1),
-	"tools.bash.max_output_bytes":                 intAtLeast(1),
+	"agent.max_parallel_tool_calls":               IntAtLeast(1),
+	"agent.instructions_max_bytes":                IntAtLeast(1),
+	"permissions.mode":                            OneOf("default", "accept-edits", "read-only", "bypass"),
+	"tools.bash.default_timeout_ms":               IntAtLeast(1),
+	"tools.bash.max_timeout_ms":                   IntAtLeast(1),
+	"tools.bash.max_output_bytes":                 IntAtLeast(1),
 	"tools.bash.env.allow":                        namePatterns,
 	"tools.bash.env.deny":                         namePatterns,
-	"tools.read.default_limit":                    intAtLeast(1),
-	"tools.search.max_results":                    intAtLeast(1),
-	"tools.search.timeout_ms":                     intAtLeast(1),
-	"session_query.open_at":                       oneOf("startup", "first-search", "never"),
-	"session_query.journal_mode":                  oneOf("wal", "delete", "truncate", "persist"),
-	"session_query.read_window_max":               intAtLeast(0),
-	"session_query.default_limit":                 intIn(1, maxSafeLimit),
-	"session_query.max_limit":                     intIn(1, maxSafeLimit),
-	"session_query.snippet_chars":                 intAtLeast(1),
-	"session_query.persisted_inspect_concurrency": intIn(1, maxSafeLimit+1),
-	"plugins.session_query.max_search_results":    intIn(1, maxSafeLimit+1),
-	"plugins.session_query.search_timeout_ms":     intIn(1, maxTimerMs),
-	"plugins.spill.max_inline_bytes":              intAtLeast(0),
-	"tui.max_tool_output_lines":                   intAtLeast(1),
-	"compaction.threshold_ratio":                  floatIn(0, 1, false),
-	"compaction.retain_ratio":                     floatIn(0, 1, false),
-	"compaction.max_summary_tokens":               intAtLeast(1),
-	"runtime.clock":                               oneOf("system", "fixed"),
-	"runtime.fixed_time_ms":                       intAtLeast(0),
-	"runtime.ids":                                 oneOf("random", "sequential"),
-	"mcp.start_timeout_ms":                        intIn(1, maxTimerMs),
-	"mcp.call_timeout_ms":                         intIn(1, maxTimerMs),
+	"tools.read.default_limit":                    IntAtLeast(1),
+	"tools.search.max_results":                    IntAtLeast(1),
+	"tools.search.timeout_ms":                     IntAtLeast(1),
+	"session_query.open_at":                       OneOf("startup", "first-search", "never"),
+	"session_query.journal_mode":                  OneOf(JournalModes()...),
+	"session_query.read_window_max":               IntAtLeast(0),
+	"session_query.default_limit":                 IntIn(1, maxSafeLimit),
+	"session_query.max_limit":                     IntIn(1, maxSafeLimit),
+	"session_query.snippet_chars":                 IntAtLeast(1),
+	"session_query.persisted_inspect_concurrency": IntIn(1, MaxSafeInteger),
+	"tui.max_tool_output_lines":                   IntAtLeast(1),
+	"compaction.threshold_ratio":                  FloatIn(0, 1, false),
+	"compaction.retain_ratio":                     FloatIn(0, 1, false),
+	"compaction.max_summary_tokens":               IntAtLeast(1),
+	"runtime.clock":                               OneOf("system", "fixed"),
+	"runtime.fixed_time_ms":                       IntAtLeast(0),
+	"runtime.ids":                                 OneOf("random", "sequential"),
+	"mcp.start_timeout_ms":                        IntIn(1, MaxTimerMs),
+	"mcp.call_timeout_ms":                         IntIn(1, MaxTimerMs),
 }
 
-func oneOf(allowed ...string) rule {
+// OneOf accepts exactly the given strings.
+func OneOf(allowed ...string) Rule {
 	return func(v any) string {
 		if slices.Contains(allowed, v.(string)) {
 			return ""
@@ -124,7 +136,8 @@ func namePatterns(v any) string {
 	return ""
 }
 
-func intAtLeast(lo int64) rule {
+// IntAtLeast accepts integers of at least lo.
+func IntAtLeast(lo int64) Rule {
 	return func(v any) string {
 		if n := v.(int64); n < lo {
 			if lo == 1 {
@@ -136,7 +149,8 @@ func intAtLeast(lo int64) rule {
 	}
 }
 
-func intIn(lo, hi int64) rule {
+// IntIn accepts integers from lo to hi.
+func IntIn(lo, hi int64) Rule {
 	return func(v any) string {
 		if n := v.(int64); n < lo || n > hi {
 			return fmt.Sprintf("must be an integer between %d and %d (got %d)", lo, hi, n)
@@ -145,8 +159,8 @@ func intIn(lo, hi int64) rule {
 	}
 }
 
-// floatIn accepts (lo, hi], or [lo, hi] when closed is set. NaN fails both.
-func floatIn(lo, hi float64, closed bool) rule {
+// FloatIn accepts (lo, hi], or [lo, hi] when closed is set. NaN fails both.
+func FloatIn(lo, hi float64, closed bool) Rule {
 	return func(v any) string {
 		f := v.(float64)
 		okLo := f > lo || (closed && f == lo)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/seed-e9b4dba4/dsh/host/config"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 )
 
@@ -21,8 +22,6 @@ const MemoryPath = ":memory:"
 // maxLimitBound is the largest page size a request may carry: JavaScript's
 // MAX_SAFE_INTEGER minus one, so that limit+1 stays a safe integer.
 const maxLimitBound = 1<<53 - 2
-
-var journalModes = []string{"wal", "delete", "truncate", "persist"}
 
 // Config configures the SQLite index (session-query.md §3.1).
 type Config struct {
@@ -75,7 +74,7 @@ func (c Config) Validate() error {
 		return invalidConfig("path must be absolute or \":memory:\"")
 	case c.OpenAt != OpenAtStartup && c.OpenAt != OpenAtFirstSearch && c.OpenAt != OpenAtNever:
 		return invalidConfig("openAt is not supported")
-	case !slices.Contains(journalModes, c.JournalMode):
+	case !slices.Contains(config.JournalModes(), c.JournalMode):
 		return invalidConfig("journalMode is not supported")
 	case c.DefaultLimit < 1 || c.DefaultLimit > maxLimitBound:
 		return invalidConfig("defaultLimit must be an integer between 1 and 9007199254740990")

@@ -53,7 +53,8 @@ func (h hermetic) config(t testing.TB, profile string, set ...string) *config.Co
 func loadConfig(home, cwd, profile string, set ...string) (*config.Config, error) {
 	return config.Load(config.Options{
 		Profile: profile, Home: home, Cwd: cwd, Set: set,
-		Env: func(string) (string, bool) { return "", false },
+		Env:      func(string) (string, bool) { return "", false },
+		Sections: compositions.ConfigSections(),
 	})
 }
 

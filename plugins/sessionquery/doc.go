@@ -24,6 +24,18 @@
 // bounding output is a spill policy's job.
 //
 // The plugin is off by default and mounted by a composition only when
-// plugins.session_query.enabled is set (the session-query profile). It
-// depends on host packages only.
+// plugins.session_query.enabled is set (the session-query profile). Its
+// section is declared once, as ConfigSchema, and checked by host/config in
+// every layer; configs/default.yaml holds the defaults (100 hits, 30000 ms).
+// It depends on host packages only.
+//
+// Deviation from the design, on purpose: a bad value is reported by the
+// config loader under dsh's snake_case key and its source, e.g.
+// config key "plugins.session_query.max_search_results" in flag --set ...
+// must be an integer between 1 and 9007199254740991 (got 0), where the
+// design's message names maxSearchResults and says "no greater than
+// 2147483647" for the budget. dsh's config is snake_case in every file,
+// variable (DSH_PLUGINS_SESSION_QUERY_MAX_SEARCH_RESULTS) and flag, so the
+// message names the key the user can actually type; the bounds are the
+// design's.
 package sessionquery

@@ -1,16 +1,13 @@
 package sessionquery
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
-	"reflect"
-	"strconv"
 	"time"
 
 	"github.com/seed-e9b4dba4/dsh/host"
+	"github.com/seed-e9b4dba4/dsh/host/config"
 	"github.com/seed-e9b4dba4/dsh/host/prompt"
 	sq "github.com/seed-e9b4dba4/dsh/host/sessionquery"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
@@ -38,58 +35,65 @@ const (
 	descEventRead     = "Read one full unabridged event and optional neighboring raw-event summaries from an authorized session."
 )
 
-// Config is the validated plugin configuration.
+// Settings is the plugins.session_query section, declared to host/config
+// by ConfigSchema: the loader checks every value against the schema's
+// rules in every layer, so the plugin takes them as they come. Enabled is
+// the composition's switch for mounting the plugin.
+type Settings struct {
+	Enabled          bool `mapstructure:"enabled"`
+	MaxSearchResults int  `mapstructure:"max_search_results"`
+	SearchTimeoutMs  int  `mapstructure:"search_timeout_ms"`
+}
+
+// ConfigSchema declares plugins.session_query. The bounds are the design's:
+// at most 2^53-1 hits and a budget a JavaScript timer accepts.
+var ConfigSchema = config.SchemaOf[Settings](SectionPath, map[string]config.Rule{
+	"max_search_results": config.IntIn(1, config.MaxSafeInteger),
+	"search_timeout_ms":  config.IntIn(1, config.MaxTimerMs),
+})
+
+// Config is the plugin configuration the tools use.
 type Config struct {
-	// MaxSearchResults caps the hits one search call returns (default 100).
+	// MaxSearchResults caps the hits one search call returns.
 	MaxSearchResults int
 	// SearchTimeout is the two search tools' cooperative budget, enforced
-	// by a timeout policy when one is mounted (default 30s).
+	// by a timeout policy when one is mounted.
 	SearchTimeout time.Duration
 }
 
-// DefaultConfig returns the documented defaults.
+// ConfigFrom converts the section to the tools' configuration.
+func ConfigFrom(s Settings) Config {
+	return Config{MaxSearchResults: s.MaxSearchResults, SearchTimeout: time.Duration(s.SearchTimeoutMs) * time.Millisecond}
+}
+
+// DefaultConfig returns the built-in defaults of configs/default.yaml. It
+// panics if the embedded file lacks the section, which the package's tests
+// rule out.
 func DefaultConfig() Config {
-	return Config{MaxSearchResults: 100, SearchTimeout: 30 * time.Second}
+	s, err := defaultSettings()
+	if err != nil {
+		panic(err)
+	}
+	return ConfigFrom(s)
 }
 
-// maxTimerMs is the largest timer delay JavaScript hosts accept; the budget
-// keeps that bound so one config means the same everywhere.
-const maxTimerMs = 2147483647
-
-// section is the raw plugins.session_query section. The numbers are decoded
-// as any so that a fractional or non-finite value, from whatever config
-// source, is rejected here with the plugin's own message rather than
-// silently truncated. Enabled is the composition's switch; it is read only
-// so that strict decoding accepts the section.
-type section struct {
-	Enabled          bool `mapstructure:"enabled" json:"enabled"`
-	MaxSearchResults any  `mapstructure:"max_search_results" json:"max_search_results"`
-	SearchTimeoutMs  any  `mapstructure:"search_timeout_ms" json:"search_timeout_ms"`
+func defaultSettings() (Settings, error) {
+	var s Settings
+	err := ConfigSchema.DecodeDefaults(&s)
+	return s, err
 }
 
-// decodeConfig validates the section before anything is registered.
-// Absent values take the defaults.
+// decodeConfig reads the section over the built-in defaults (a host
+// started without a config source passes an empty section).
 func decodeConfig(sec host.Section) (Config, error) {
-	var raw section
-	if err := sec.Decode(&raw); err != nil {
+	s, err := defaultSettings()
+	if err != nil {
 		return Config{}, err
 	}
-	cfg := DefaultConfig()
-	if raw.MaxSearchResults != nil {
-		n, ok := integerIn(raw.MaxSearchResults, 1, maxSafeInteger)
-		if !ok {
-			return Config{}, fmt.Errorf("tool-session-query: %s.max_search_results must be a positive safe integer", SectionPath)
-		}
-		cfg.MaxSearchResults = int(n)
+	if err := sec.Decode(&s); err != nil {
+		return Config{}, fmt.Errorf("%s: %w", PluginName, err)
 	}
-	if raw.SearchTimeoutMs != nil {
-		n, ok := integerIn(raw.SearchTimeoutMs, 1, maxTimerMs)
-		if !ok {
-			return Config{}, fmt.Errorf("tool-session-query: %s.search_timeout_ms must be a positive integer no greater than 2147483647", SectionPath)
-		}
-		cfg.SearchTimeout = time.Duration(n) * time.Millisecond
-	}
-	return cfg, nil
+	return ConfigFrom(s), nil
 }
 
 // Plugin returns the model-facing session-query plugin. It requires the
@@ -194,40 +198,4 @@ func (t *toolset) definitions() []*tools.Definition {
 			Execute: t.eventRead, PresentCall: presentEvent("Read"),
 		},
 	}
-}
-
-// integerIn reports v as an integer when it is a whole number in lo..hi,
-// whatever numeric type the config source produced.
-func integerIn(v any, lo, hi int64) (int64, bool) {
-	var f float64
-	switch n := v.(type) {
-	case json.Number:
-		if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
-			return i, i >= lo && i <= hi
-		}
-		parsed, err := strconv.ParseFloat(string(n), 64)
-		if err != nil {
-			return 0, false
-		}
-		f = parsed
-	case float64:
-		f = n
-	case float32:
-		f = float64(n)
-	default:
-		rv := reflect.ValueOf(v)
-		switch {
-		case rv.CanInt():
-			i := rv.Int()
-			return i, i >= lo && i <= hi
-		case rv.CanUint():
-			u := rv.Uint()
-			return int64(u), u >= uint64(lo) && u <= uint64(hi)
-		}
-		return 0, false
-	}
-	if math.IsNaN(f) || f != math.Trunc(f) || f < float64(lo) || f > float64(hi) {
-		return 0, false
-	}
-	return int64(f), true
 }

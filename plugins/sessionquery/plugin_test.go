@@ -3,7 +3,6 @@ package sessionquery
 import (
 	"encoding/json"
 	"log/slog"
-	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -21,14 +20,11 @@ import (
 
 var toolOrder = []string{ToolSessionSearch, ToolEventSearch, ToolSessionTrace, ToolEventTrace, ToolEventRead}
 
-// rawSection hands the plugin a section value directly, so tests can feed
-// values no config file can spell (NaN, +Inf).
-type rawSection section
+// noSection is a config source that sets nothing, so the plugin keeps the
+// built-in defaults.
+type noSection struct{}
 
-func (s rawSection) Decode(out any) error {
-	*out.(*section) = section(s)
-	return nil
-}
+func (noSection) Decode(any) error { return nil }
 
 type sources map[string]host.Section
 
@@ -62,7 +58,7 @@ func startHost(t *testing.T, sec host.Section, provide ...string) (*host.Host, *
 }
 
 func TestPluginRegistersFiveToolsAndPromptSectionAndDisposeRemovesThem(t *testing.T) {
-	h, reg, prompts, err := startHost(t, rawSection{Enabled: true}, "tools", "systemPrompt", "sessionQuery")
+	h, reg, prompts, err := startHost(t, noSection{}, "tools", "systemPrompt", "sessionQuery")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,66 +247,44 @@ func TestCallCards(t *testing.T) {
 	}
 }
 
-func TestConfigRejectsInvalidValuesBeforeRegisteringAnything(t *testing.T) {
-	cases := []struct {
-		name string
-		sec  rawSection
-		want string
-	}{
-		{"max zero", rawSection{MaxSearchResults: 0}, "max_search_results must be a positive safe integer"},
-		{"max fraction", rawSection{MaxSearchResults: 1.5}, "max_search_results must be a positive safe integer"},
-		{"max NaN", rawSection{MaxSearchResults: math.NaN()}, "max_search_results must be a positive safe integer"},
-		{"max 2^53", rawSection{MaxSearchResults: float64(1 << 53)}, "max_search_results must be a positive safe integer"},
-		{"max string", rawSection{MaxSearchResults: "100"}, "max_search_results must be a positive safe integer"},
-		{"timeout zero", rawSection{SearchTimeoutMs: 0}, "no greater than 2147483647"},
-		{"timeout fraction", rawSection{SearchTimeoutMs: 1.5}, "no greater than 2147483647"},
-		{"timeout infinite", rawSection{SearchTimeoutMs: math.Inf(1)}, "no greater than 2147483647"},
-		{"timeout above max", rawSection{SearchTimeoutMs: int64(2147483648)}, "no greater than 2147483647"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			_, reg, prompts, err := startHost(t, tc.sec, "tools", "systemPrompt", "sessionQuery")
-			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "tool-session-query") {
-				t.Fatalf("err = %v, want one containing %q", err, tc.want)
-			}
-			if len(reg.Definitions()) != 0 {
-				t.Fatal("tools registered despite invalid config")
-			}
-			if system, _ := prompts.System(prompt.Scope{}); system != "" {
-				t.Fatal("prompt registered despite invalid config")
-			}
-		})
-	}
+// loadConfig loads the real layered config with the plugin's section
+// registered, in a hermetic home.
+func loadConfig(t *testing.T, profile string, sets ...string) (*config.Config, error) {
+	t.Helper()
+	dir := t.TempDir()
+	return config.Load(config.Options{Profile: profile, Home: dir, Cwd: dir, Set: sets,
+		Env: func(string) (string, bool) { return "", false }, Sections: []config.Schema{ConfigSchema}})
 }
 
-func TestConfigAcceptsBoundsAndDefaults(t *testing.T) {
-	cases := []struct {
-		sec  host.Section
-		want Config
-	}{
-		{rawSection{}, DefaultConfig()},
-		{rawSection{MaxSearchResults: float64(1<<53 - 1), SearchTimeoutMs: json.Number("2147483647")},
-			Config{MaxSearchResults: 1<<53 - 1, SearchTimeout: 2147483647 * time.Millisecond}},
-		{rawSection{MaxSearchResults: 1, SearchTimeoutMs: uint16(1)}, Config{MaxSearchResults: 1, SearchTimeout: time.Millisecond}},
+// TestConfigRejectsInvalidValues pins design cases 125 and 126 as dsh
+// spells them: the loader, holding the plugin's schema, rejects 0, 1.5 and
+// NaN hits and 0, 1.5, +Inf and bound+1 budgets, naming the snake_case key
+// (see doc.go), so the plugin is never applied with them.
+func TestConfigRejectsInvalidValues(t *testing.T) {
+	cases := []struct{ set, want string }{
+		{"max_search_results=0", "must be an integer between 1 and 9007199254740991 (got 0)"},
+		{"max_search_results=1.5", `must be an integer (got "1.5")`},
+		{"max_search_results=NaN", `must be an integer (got "NaN")`},
+		{"max_search_results=9007199254740992", "must be an integer between 1 and 9007199254740991"},
+		{"search_timeout_ms=0", "must be an integer between 1 and 2147483647 (got 0)"},
+		{"search_timeout_ms=1.5", `must be an integer (got "1.5")`},
+		{"search_timeout_ms=+Inf", `must be an integer (got "+Inf")`},
+		{"search_timeout_ms=2147483648", "must be an integer between 1 and 2147483647 (got 2147483648)"},
 	}
 	for _, tc := range cases {
-		got, err := decodeConfig(tc.sec)
-		if err != nil || got != tc.want {
-			t.Fatalf("decodeConfig(%+v) = %+v, %v; want %+v", tc.sec, got, err, tc.want)
+		_, err := loadConfig(t, "", SectionPath+"."+tc.set)
+		key, _, _ := strings.Cut(tc.set, "=")
+		if err == nil || !strings.Contains(err.Error(), `"`+SectionPath+"."+key+`"`) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("--set %s: err = %v, want one naming the key and containing %q", tc.set, err, tc.want)
 		}
 	}
 }
 
 // TestRealConfigSectionFeedsThePlugin decodes plugins.session_query from the
-// real layered config: the defaults, the session-query profile and a flag
-// at the timer bound, and the loader's own rejection of 1.5 and bound+1.
+// real layered config: the defaults, the session-query profile and flags
+// at the bounds.
 func TestRealConfigSectionFeedsThePlugin(t *testing.T) {
-	load := func(profile string, sets ...string) (*config.Config, error) {
-		dir := t.TempDir()
-		return config.Load(config.Options{Profile: profile, Home: dir, Cwd: dir, Set: sets,
-			Env: func(string) (string, bool) { return "", false }})
-	}
-	cfg, err := load("session-query", "plugins.session_query.search_timeout_ms=2147483647", "plugins.session_query.max_search_results=7")
+	cfg, err := loadConfig(t, "session-query", "plugins.session_query.search_timeout_ms=2147483647", "plugins.session_query.max_search_results=9007199254740991")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,23 +292,21 @@ func TestRealConfigSectionFeedsThePlugin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Config{MaxSearchResults: 7, SearchTimeout: 2147483647 * time.Millisecond}); got != want {
+	if want := (Config{MaxSearchResults: 1<<53 - 1, SearchTimeout: 2147483647 * time.Millisecond}); got != want {
 		t.Fatalf("config = %+v, want %+v", got, want)
 	}
 	if v := cfg.Value(SectionPath + ".enabled"); v != true {
 		t.Fatalf("session-query profile leaves the plugin disabled (enabled=%v)", v)
 	}
-	def, err := load("")
+	def, err := loadConfig(t, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, err := decodeConfig(def.Section(SectionPath)); err != nil || got != DefaultConfig() {
 		t.Fatalf("default config = %+v, %v", got, err)
 	}
-	for _, bad := range []string{"plugins.session_query.search_timeout_ms=1.5", "plugins.session_query.search_timeout_ms=2147483648"} {
-		if _, err := load("", bad); err == nil || !strings.Contains(err.Error(), "search_timeout_ms") {
-			t.Fatalf("loading %s: err = %v", bad, err)
-		}
+	if want := (Config{MaxSearchResults: 100, SearchTimeout: 30 * time.Second}); DefaultConfig() != want {
+		t.Fatalf("DefaultConfig() = %+v, want the documented %+v", DefaultConfig(), want)
 	}
 }
 
@@ -346,7 +318,7 @@ func TestApplyWithoutARequiredServiceFailsNamingIt(t *testing.T) {
 				provide = append(provide, s)
 			}
 		}
-		_, _, _, err := startHost(t, rawSection{}, provide...)
+		_, _, _, err := startHost(t, noSection{}, provide...)
 		if err == nil || !strings.Contains(err.Error(), PluginName) || !strings.Contains(err.Error(), `"`+missing+`"`) {
 			t.Fatalf("without %s: err = %v", missing, err)
 		}

@@ -17,6 +17,12 @@
 // into a path.
 //
 // Compositions mount the plugin when plugins.spill.enabled is set; it
-// depends on host packages only. Other code may use Policy and LocalStore
+// depends on host packages only. Its section is declared once, as
+// ConfigSchema, and checked by host/config in every layer, so a negative or
+// fractional cap is a config error naming plugins.spill.max_inline_bytes
+// and its source (the design's "maxInlineBytes must be a non-negative
+// integer"). Where the design registers nothing when the cap is omitted,
+// dsh always has one (configs/default.yaml: 50000) and enabled is the
+// switch. Other code may use Policy and LocalStore
 // directly, for example to bound a durable copy with another store.
 package spill

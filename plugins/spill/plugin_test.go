@@ -10,21 +10,33 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-viper/mapstructure/v2"
+
 	"github.com/seed-e9b4dba4/dsh/host"
 	"github.com/seed-e9b4dba4/dsh/host/config"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
 )
 
-// jsonSection decodes a JSON object strictly, like the real config does,
-// keeping numbers as json.Number so fractions stay visible.
+// jsonSection decodes a JSON object strictly by the mapstructure tags, as
+// the real config's sections do.
 type jsonSection string
 
 func (s jsonSection) Decode(out any) error {
+	if s == "" {
+		return nil
+	}
 	dec := json.NewDecoder(strings.NewReader(string(s)))
-	dec.DisallowUnknownFields()
 	dec.UseNumber()
-	return dec.Decode(out)
+	var tree map[string]any
+	if err := dec.Decode(&tree); err != nil {
+		return err
+	}
+	md, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{Result: out, ErrorUnused: true})
+	if err != nil {
+		return err
+	}
+	return md.Decode(tree)
 }
 
 type sections map[string]string
@@ -49,7 +61,7 @@ func startPlugin(t *testing.T, reg *tools.Registry, section string, logs *bytes.
 	return h, h.Start([]host.Plugin{Plugin()}, sections{"plugins.spill": section})
 }
 
-func TestPluginValidatesMaxInlineBytes(t *testing.T) {
+func TestPluginStartsOverTheDefaults(t *testing.T) {
 	cases := []struct {
 		section string
 		err     string // empty: starts
@@ -57,13 +69,9 @@ func TestPluginValidatesMaxInlineBytes(t *testing.T) {
 	}{
 		{`{"enabled":true,"max_inline_bytes":50000,"root":""}`, "", 1},
 		{`{"enabled":true,"max_inline_bytes":0}`, "", 1},
-		{`{"enabled":true}`, "", 0},
-		{`{"max_inline_bytes":-1}`, "plugin spill-policy: plugins.spill.max_inline_bytes must be a non-negative integer (got -1)", 0},
-		{`{"max_inline_bytes":1.5}`, "plugin spill-policy: plugins.spill.max_inline_bytes must be a non-negative integer (got 1.5)", 0},
-		{`{"max_inline_bytes":"big"}`, "plugin spill-policy: plugins.spill.max_inline_bytes must be a non-negative integer (got big)", 0},
-		{`{"max_inline_bytes":true}`, "plugin spill-policy: plugins.spill.max_inline_bytes must be a non-negative integer (got true)", 0},
-		{`{"max_inline_bytes":1e300}`, "plugin spill-policy: plugins.spill.max_inline_bytes must be a non-negative integer (got 1e300)", 0},
-		{`{"max_inline_bytes":10,"max_bytes":5}`, `plugin spill-policy: json: unknown field "max_bytes"`, 0},
+		{`{"enabled":true}`, "", 1},
+		{``, "", 1},
+		{`{"max_inline_bytes":10,"max_bytes":5}`, "invalid keys: max_bytes", 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.section, func(t *testing.T) {
@@ -72,13 +80,33 @@ func TestPluginValidatesMaxInlineBytes(t *testing.T) {
 			if tc.err == "" && err != nil {
 				t.Fatalf("Start: %v", err)
 			}
-			if tc.err != "" && (err == nil || err.Error() != tc.err) {
+			if tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err) || !strings.HasPrefix(err.Error(), "plugin spill-policy: ")) {
 				t.Fatalf("Start error = %v, want %q", err, tc.err)
 			}
 			if got := reg.PostExecute.Len(); got != tc.chained {
 				t.Errorf("%d post-execute middlewares, want %d", got, tc.chained)
 			}
 		})
+	}
+}
+
+// TestConfigRejectsABadCap pins what the design's "maxInlineBytes must be a
+// non-negative integer" became: the loader, holding ConfigSchema, rejects a
+// negative, fractional or non-numeric cap and names the key.
+func TestConfigRejectsABadCap(t *testing.T) {
+	cases := map[string]string{
+		"-1":   "must be an integer of at least 0 (got -1)",
+		"1.5":  `must be an integer (got "1.5")`,
+		"big":  `must be an integer (got "big")`,
+		"true": `must be an integer (got "true")`,
+	}
+	for value, want := range cases {
+		dir := t.TempDir()
+		_, err := config.Load(config.Options{Home: dir, Cwd: dir, Env: func(string) (string, bool) { return "", false },
+			Set: []string{"plugins.spill.max_inline_bytes=" + value}, Sections: []config.Schema{ConfigSchema}})
+		if err == nil || !strings.Contains(err.Error(), `config key "plugins.spill.max_inline_bytes"`) || !strings.Contains(err.Error(), want) {
+			t.Errorf("max_inline_bytes=%s: err = %v, want %q", value, err, want)
+		}
 	}
 }
 
@@ -172,16 +200,17 @@ func locatorIn(t *testing.T, content string) string {
 func TestPluginStartsFromTheRealSessionQueryProfile(t *testing.T) {
 	dir, root := t.TempDir(), t.TempDir()
 	cfg, err := config.Load(config.Options{
-		Profile: "session-query",
-		Home:    dir,
-		Cwd:     dir,
-		Env:     func(string) (string, bool) { return "", false },
-		Set:     []string{"plugins.spill.root=" + root, "plugins.spill.max_inline_bytes=900"},
+		Profile:  "session-query",
+		Home:     dir,
+		Cwd:      dir,
+		Env:      func(string) (string, bool) { return "", false },
+		Set:      []string{"plugins.spill.root=" + root, "plugins.spill.max_inline_bytes=900"},
+		Sections: []config.Schema{ConfigSchema},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !cfg.Plugins.Spill.Enabled {
+	if cfg.Value("plugins.spill.enabled") != true {
 		t.Fatal("the session-query profile does not enable plugins.spill")
 	}
 	h := host.New(nil)

@@ -2,27 +2,12 @@ package timeout
 
 import (
 	"context"
-	"encoding/json"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/seed-e9b4dba4/dsh/host"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
 )
-
-// jsonSection decodes a JSON object strictly, like the real config does.
-type jsonSection string
-
-func (s jsonSection) Decode(out any) error {
-	dec := json.NewDecoder(strings.NewReader(string(s)))
-	dec.DisallowUnknownFields()
-	return dec.Decode(out)
-}
-
-type sections map[string]string
-
-func (m sections) Section(path string) host.Section { return jsonSection(m[path]) }
 
 // startPolicy mounts the plugin on a fresh host with a tool registry and
 // returns the registry. Call it inside a synctest bubble when the test needs
@@ -34,7 +19,7 @@ func startPolicy(t *testing.T) *tools.Registry {
 	if _, err := host.Provide(h, tools.ServiceKey, "", reg); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.Start([]host.Plugin{Plugin()}, sections{"plugins.timeout": `{"enabled":true}`}); err != nil {
+	if err := h.Start([]host.Plugin{Plugin()}, nil); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = h.Close() })

@@ -31,7 +31,7 @@ func newBareHost(t *testing.T) *bareHost {
 
 func (b *bareHost) start(t *testing.T) {
 	t.Helper()
-	if err := b.h.Start([]host.Plugin{Plugin()}, sections{"plugins.timeout": `{"enabled":true}`}); err != nil {
+	if err := b.h.Start([]host.Plugin{Plugin()}, nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -54,11 +54,9 @@ func TestPluginStartFailures(t *testing.T) {
 	cases := []struct {
 		name     string
 		provide  bool
-		section  string
 		wantText string
 	}{
-		{"missing tools service", false, `{"enabled":true}`, `plugin timeout-policy requires service "tools"`},
-		{"unknown config key", true, `{"enabled":true,"default_ms":5}`, `plugin timeout-policy: json: unknown field "default_ms"`},
+		{"missing tools service", false, `plugin timeout-policy requires service "tools"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -69,7 +67,7 @@ func TestPluginStartFailures(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			err := h.Start([]host.Plugin{Plugin()}, sections{"plugins.timeout": tc.section})
+			err := h.Start([]host.Plugin{Plugin()}, nil)
 			if err == nil || !strings.Contains(err.Error(), tc.wantText) {
 				t.Fatalf("Start error = %v, want it to contain %q", err, tc.wantText)
 			}
@@ -132,15 +130,16 @@ func TestTimeoutOfReadsOnlyToolTimeoutCauses(t *testing.T) {
 func TestPluginStartsFromTheRealSessionQueryProfile(t *testing.T) {
 	dir := t.TempDir()
 	cfg, err := config.Load(config.Options{
-		Profile: "session-query",
-		Home:    dir,
-		Cwd:     dir,
-		Env:     func(string) (string, bool) { return "", false },
+		Profile:  "session-query",
+		Home:     dir,
+		Cwd:      dir,
+		Env:      func(string) (string, bool) { return "", false },
+		Sections: []config.Schema{ConfigSchema},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !cfg.Plugins.Timeout.Enabled {
+	if cfg.Value("plugins.timeout.enabled") != true {
 		t.Fatal("the session-query profile does not enable plugins.timeout")
 	}
 	b := newBareHost(t)
@@ -149,5 +148,14 @@ func TestPluginStartsFromTheRealSessionQueryProfile(t *testing.T) {
 	}
 	if b.reg.Execute.Len() != 1 {
 		t.Fatalf("%d execute wrappers", b.reg.Execute.Len())
+	}
+}
+
+func TestConfigKnowsOnlyTheSwitch(t *testing.T) {
+	dir := t.TempDir()
+	_, err := config.Load(config.Options{Home: dir, Cwd: dir, Env: func(string) (string, bool) { return "", false },
+		Set: []string{"plugins.timeout.default_ms=5"}, Sections: []config.Schema{ConfigSchema}})
+	if err == nil || !strings.Contains(err.Error(), `unknown config key "plugins.timeout.default_ms"`) {
+		t.Fatalf("err = %v, want the unknown key named", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/seed-e9b4dba4/dsh/host"
+	"github.com/seed-e9b4dba4/dsh/host/config"
 	"github.com/seed-e9b4dba4/dsh/host/hook"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
 )
@@ -12,12 +13,19 @@ import (
 // PluginName is the name the plugin is mounted under.
 const PluginName = "timeout-policy"
 
-// Config is the plugins.timeout section. Enabled is the composition's switch
-// for mounting the plugin; the plugin reads it only so that strict decoding
-// accepts the section.
+// SectionPath is the plugins.timeout section.
+const SectionPath = "plugins.timeout"
+
+// Config is the plugins.timeout section, declared to host/config by
+// ConfigSchema. Its one key, enabled, is the composition's switch for
+// mounting the plugin; the policy itself has nothing to configure (each
+// tool declares its own budget).
 type Config struct {
-	Enabled bool `mapstructure:"enabled" json:"enabled"`
+	Enabled bool `mapstructure:"enabled"`
 }
+
+// ConfigSchema declares plugins.timeout.
+var ConfigSchema = config.SchemaOf[Config](SectionPath, nil)
 
 // Plugin returns the timeout policy: one ordinary (not prepended) execute
 // middleware, so wrappers registered before it run outside the deadline and
@@ -26,16 +34,11 @@ func Plugin() host.Plugin {
 	return host.Plugin{
 		Name:     PluginName,
 		Requires: []string{tools.ServiceKey.Name()},
-		Section:  "plugins.timeout",
 		Apply:    apply,
 	}
 }
 
-func apply(h *host.Host, sec host.Section) (host.Dispose, error) {
-	var cfg Config
-	if err := sec.Decode(&cfg); err != nil {
-		return nil, err
-	}
+func apply(h *host.Host, _ host.Section) (host.Dispose, error) {
 	reg, err := host.MustGet(h, tools.ServiceKey)
 	if err != nil {
 		return nil, err

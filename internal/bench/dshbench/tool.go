@@ -46,8 +46,9 @@ func partTool(ctx context.Context, l layout, runs int, logf func(string, ...any)
 	defer os.RemoveAll(scratch)
 	cfg, err := config.Load(config.Options{
 		Profile: "session-query", Home: l.home, Cwd: scratch,
-		Env: func(string) (string, bool) { return "", false },
-		Set: []string{"log.level=error", "plugins.spill.root=" + scratch},
+		Env:      func(string) (string, bool) { return "", false },
+		Set:      []string{"log.level=error", "plugins.spill.root=" + scratch},
+		Sections: compositions.ConfigSections(),
 	})
 	if err != nil {
 		return res, err

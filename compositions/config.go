@@ -1,0 +1,37 @@
+package compositions
+
+import (
+	"github.com/seed-e9b4dba4/dsh/host/config"
+	sqtools "github.com/seed-e9b4dba4/dsh/plugins/sessionquery"
+	"github.com/seed-e9b4dba4/dsh/plugins/spill"
+	"github.com/seed-e9b4dba4/dsh/plugins/timeout"
+)
+
+// ConfigSections returns the config sections the plugins dsh mounts own.
+// Every config.Load whose Config reaches New must register them
+// (config.Options.Sections); configs/default.yaml defines exactly the
+// built-in keys plus these.
+func ConfigSections() []config.Schema {
+	return []config.Schema{sqtools.ConfigSchema, timeout.ConfigSchema, spill.ConfigSchema}
+}
+
+// switches are the plugins.*.enabled keys: which opt-in plugins to mount.
+type switches struct {
+	sessionQuery, timeout, spill bool
+}
+
+// switchesOf reads the switches from the plugins' own sections; it fails
+// when cfg was loaded without ConfigSections.
+func switchesOf(cfg *config.Config) (switches, error) {
+	var (
+		q  sqtools.Settings
+		t  timeout.Config
+		sp spill.Config
+	)
+	for path, out := range map[string]any{sqtools.SectionPath: &q, timeout.SectionPath: &t, spill.SectionPath: &sp} {
+		if err := cfg.Section(path).Decode(out); err != nil {
+			return switches{}, err
+		}
+	}
+	return switches{sessionQuery: q.Enabled, timeout: t.Enabled, spill: sp.Enabled}, nil
+}

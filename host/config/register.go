@@ -1,0 +1,142 @@
+package config
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/go-viper/mapstructure/v2"
+
+	"github.com/seed-e9b4dba4/dsh/configs"
+)
+
+// Schema declares one config section on behalf of the package that reads
+// it (a plugin, usually): the struct its keys decode into and the rules its
+// values must meet. The struct's mapstructure tags name the keys and its
+// field types are the key types (string, int, int64, float64, bool or a
+// nested struct for a sub-section); a Rule per key checks the value in every
+// layer, so the owner never validates again. The section's defaults and
+// one-line docs are its entries in configs/default.yaml, which tests check
+// against every registered Schema.
+//
+// A Schema is a value: declare it once as a package variable next to the
+// struct and pass it to Load through Options.Sections.
+type Schema struct {
+	// Path is the section's dotted path, e.g. "plugins.spill".
+	Path string
+	// Type is the section's struct type.
+	Type reflect.Type
+	// Rules check single keys, by key relative to Path. Keys without a
+	// rule accept any value of their type.
+	Rules map[string]Rule
+	// Paths lists the keys (relative to Path) that hold file system paths;
+	// Load resolves them like the built-in path keys.
+	Paths []string
+}
+
+// SchemaOf declares the section at path decoded into T.
+func SchemaOf[T any](path string, rules map[string]Rule, paths ...string) Schema {
+	return Schema{Path: path, Type: reflect.TypeFor[T](), Rules: rules, Paths: paths}
+}
+
+// Key returns the full key of the section's key name ("max_inline_bytes"
+// becomes "plugins.spill.max_inline_bytes").
+func (s Schema) Key(name string) string { return s.Path + "." + name }
+
+// DecodeDefaults fills out (a pointer to s's struct) with the section's
+// built-in defaults from configs/default.yaml, for a caller that has no
+// loaded Config (a plugin applied without a config source).
+func (s Schema) DecodeDefaults(out any) error {
+	var doc map[string]any
+	if err := yaml.Unmarshal(configs.Default(), &doc); err != nil {
+		return fmt.Errorf("cannot parse %s: %w", configs.DefaultPath, err)
+	}
+	var tree any = doc
+	for _, part := range strings.Split(s.Path, ".") {
+		m, ok := tree.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s has no section %q", configs.DefaultPath, s.Path)
+		}
+		if tree, ok = m[part]; !ok {
+			return fmt.Errorf("%s has no section %q", configs.DefaultPath, s.Path)
+		}
+	}
+	if err := decodeStrict(tree, out); err != nil {
+		return fmt.Errorf("defaults of config section %q: %w", s.Path, err)
+	}
+	return nil
+}
+
+// decodeStrict decodes a nested map into out: every key must be a field,
+// every field must be set and no value is converted between kinds.
+func decodeStrict(in, out any) error {
+	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{
+		Result:               out,
+		ErrorUnused:          true,
+		ErrorUnset:           true,
+		IgnoreUntaggedFields: true,
+		TagName:              "mapstructure",
+	})
+	if err != nil {
+		return err
+	}
+	return dec.Decode(in)
+}
+
+// withSections returns the key tree of the built-in Config plus the
+// registered sections. A section may not overlap a built-in key or another
+// section.
+func withSections(sections []Schema) (*schema, error) {
+	if len(sections) == 0 {
+		return coreSchema, nil
+	}
+	s := buildSchema(reflect.TypeFor[Config]())
+	s.owned = map[string]reflect.Type{}
+	for _, sec := range sections {
+		if sec.Path == "" || sec.Type == nil || sec.Type.Kind() != reflect.Struct {
+			return nil, fmt.Errorf("config section %q: a registered section needs a path and a struct type", sec.Path)
+		}
+		if s.sections[sec.Path] || s.leaves[sec.Path].index != nil || overlaps(s, sec.Path) {
+			return nil, fmt.Errorf("config section %q is declared twice or overlaps a built-in key", sec.Path)
+		}
+		parts := strings.Split(sec.Path, ".")
+		for i := 1; i < len(parts); i++ {
+			parent := strings.Join(parts[:i], ".")
+			if _, leaf := s.leaves[parent]; leaf {
+				return nil, fmt.Errorf("config section %q lies under the key %q", sec.Path, parent)
+			}
+			s.sections[parent] = true
+		}
+		s.sections[sec.Path] = true
+		s.owned[sec.Path] = sec.Type
+		s.walk(sec.Type, sec.Path, nil, sec.Path)
+		for name, r := range sec.Rules {
+			key := sec.Key(name)
+			if _, ok := s.leaves[key]; !ok {
+				return nil, fmt.Errorf("config section %q has a rule for %q, which is not one of its keys", sec.Path, name)
+			}
+			s.rules[key] = r
+		}
+		for _, name := range sec.Paths {
+			key := sec.Key(name)
+			if l, ok := s.leaves[key]; !ok || l.kind != kindString {
+				return nil, fmt.Errorf("config section %q names %q as a path, which is not one of its string keys", sec.Path, name)
+			}
+			s.paths = append(s.paths, key)
+		}
+	}
+	s.sortKeys()
+	return s, nil
+}
+
+// overlaps reports whether a key of s already lies under path.
+func overlaps(s *schema, path string) bool {
+	for k := range s.leaves {
+		if strings.HasPrefix(k, path+".") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,100 @@
+package config
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestRegisteredSectionRulesHoldInEveryLayer(t *testing.T) {
+	w := newWorld(t)
+	path := w.userFile("plugins:\n  spill:\n    max_inline_bytes: -1\n")
+	err := w.loadErr(w.opts())
+	e := configError(t, err, "plugins.spill.max_inline_bytes")
+	if e.Source != path || e.Problem != "must be an integer of at least 0 (got -1)" {
+		t.Errorf("error = %v, want the user file and the rule's problem", e)
+	}
+	o := w.opts()
+	w.userFile("")
+	o.Set = []string{"plugins.session_query.search_timeout_ms=2147483648"}
+	wantContains(t, w.loadErr(o), `config key "plugins.session_query.search_timeout_ms" in flag --set`, "between 1 and 2147483647")
+	w.env["DSH_PLUGINS_SPILL_ENABLED"] = "maybe"
+	wantContains(t, w.loadErr(w.opts()), `config key "plugins.spill.enabled" in environment variable DSH_PLUGINS_SPILL_ENABLED must be true or false (got "maybe")`)
+}
+
+func TestRegisteredPathKeyIsResolved(t *testing.T) {
+	w := newWorld(t)
+	w.userFile("plugins:\n  spill:\n    root: spills\n")
+	c := w.load(w.opts())
+	if got, want := c.Value("plugins.spill.root"), filepath.Join(w.home, "spills"); got != want {
+		t.Errorf("plugins.spill.root = %v, want %s (relative to the file)", got, want)
+	}
+}
+
+// TestUnregisteredSectionIsSkippedOnlyInBuiltinFiles: a Load that registers
+// no plugin section still reads dsh's own defaults and profiles, which carry
+// those sections, but a user's file naming them is an unknown key.
+func TestUnregisteredSectionIsSkippedOnlyInBuiltinFiles(t *testing.T) {
+	w := newWorld(t)
+	o := w.opts()
+	o.Sections = nil
+	o.Profile = "session-query"
+	c := w.load(o)
+	if slices.ContainsFunc(c.Keys(), func(k string) bool { return strings.HasPrefix(k, "plugins.") }) {
+		t.Errorf("keys include plugin sections nobody registered: %v", c.Keys())
+	}
+	if err := c.Section("plugins.spill").Decode(&testSpillSection{}); err == nil || !strings.Contains(err.Error(), `unknown config section "plugins.spill"`) {
+		t.Errorf("Section(plugins.spill) = %v, want unknown", err)
+	}
+	path := w.userFile("plugins:\n  spill:\n    enabled: true\n")
+	e := configError(t, w.loadErr(o), "plugins")
+	if !e.Unknown || e.Source != path {
+		t.Errorf("error = %v, want an unknown key in %s", e, path)
+	}
+}
+
+func TestSchemaDeclarationMistakesAreErrors(t *testing.T) {
+	type one struct {
+		N int    `mapstructure:"n"`
+		S string `mapstructure:"s"`
+	}
+	cases := []struct {
+		name string
+		s    []Schema
+		want string
+	}{
+		{"built-in section", []Schema{SchemaOf[one]("llm", nil)}, `config section "llm" is declared twice or overlaps a built-in key`},
+		{"under a built-in key", []Schema{SchemaOf[one]("llm.model.x", nil)}, `config section "llm.model.x" lies under the key "llm.model"`},
+		{"twice", []Schema{SchemaOf[one]("plugins.x", nil), SchemaOf[one]("plugins.x", nil)}, `config section "plugins.x" is declared twice`},
+		{"rule for no key", []Schema{SchemaOf[one]("plugins.x", map[string]Rule{"m": IntAtLeast(0)})}, `has a rule for "m", which is not one of its keys`},
+		{"path not a string", []Schema{SchemaOf[one]("plugins.x", nil, "n")}, `names "n" as a path, which is not one of its string keys`},
+		{"not a struct", []Schema{SchemaOf[int]("plugins.x", nil)}, "needs a path and a struct type"},
+	}
+	for _, tc := range cases {
+		_, err := withSections(tc.s)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	w := newWorld(t)
+	o := w.opts()
+	o.Sections = append(slices.Clone(testSections), SchemaOf[one]("plugins.spill", nil))
+	wantContains(t, w.loadErr(o), `config section "plugins.spill" is declared twice`)
+}
+
+func TestDecodeDefaultsReadsTheEmbeddedFile(t *testing.T) {
+	var got testSpillSection
+	if err := testSections[2].DecodeDefaults(&got); err != nil {
+		t.Fatal(err)
+	}
+	if want := (testSpillSection{MaxInlineBytes: 50000}); got != want {
+		t.Errorf("defaults = %+v, want %+v", got, want)
+	}
+	type missing struct {
+		X int `mapstructure:"x"`
+	}
+	if err := SchemaOf[missing]("plugins.nope", nil).DecodeDefaults(&missing{}); err == nil || !strings.Contains(err.Error(), `has no section "plugins.nope"`) {
+		t.Errorf("err = %v", err)
+	}
+}
