@@ -40,7 +40,7 @@ func (ap *approver) Approve(ctx context.Context, call *tools.Call, reason string
 	if err := ss.out.Flush(ctx); err != nil {
 		return tools.Cancelled, err
 	}
-	view := present(ap.s.opts.Tools, call)
+	view := presentFor(ap.s.opts.Tools, call, ss.tr.buffers)
 	tc := sdk.ToolCallUpdate{
 		ToolCallId: sdk.ToolCallId(call.CallID),
 		Title:      sdk.Ptr(view.Title),

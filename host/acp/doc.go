@@ -11,7 +11,11 @@
 // onto the tool registry's approver; permission modes and the model onto
 // modes and configOptions. Slash commands (available_commands_update after
 // session/new, load and resume) run in dsh instead of reaching the model;
-// usage_update reports context use after each model step.
+// usage_update reports context use after each model step. A client that
+// offers its file system serves the text of workspace files to read, write
+// and edit (clientfs.go); one that offers terminals runs bash commands in
+// them (clientterm.go); both are installed per call as codingtools.Files
+// and codingtools.Runner, so the tools do not know which they use.
 //
 // Invariants: the writer carries protocol frames only; updates of a session
 // are written in log order by one goroutine the session owns, and a prompt is

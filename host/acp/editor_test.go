@@ -263,6 +263,14 @@ func TestFilesOfTheWorkspaceComeFromTheEditorsBuffers(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(cwd, "pkg", "new.go")); !os.IsNotExist(err) {
 		t.Errorf("the new file reached the disk: %v", err)
 	}
+	// The cards show what the calls change, not a diff against the disk.
+	wire := h.wire.String()
+	if strings.Contains(wire, "on disk") {
+		t.Error("a card shows the disk's text of a file the editor serves")
+	}
+	if !strings.Contains(wire, `"newText":"func main() { run() }","oldText":"func main() {}"`) {
+		t.Error("the edit's card lacks the replaced text")
+	}
 	fsLog, _ := ed.logs()
 	want := []string{"read " + main, "read " + main, "write " + main, "write " + filepath.Join(cwd, "pkg", "new.go")}
 	if !slices.Equal(fsLog, want) {

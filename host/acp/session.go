@@ -47,6 +47,9 @@ func (s *server) attach(a *agent.Agent, replay []session.Event) (*sess, error) {
 	h := live.Header()
 	ss := &sess{id: h.ID, cwd: h.CwdOrEmpty(), agent: a, live: live}
 	ss.tr = newTranslator(s.opts.Tools, live, s.terminalOutput.Load, s.contextWindow)
+	ss.tr.buffers = func(path string) bool {
+		return (s.fsRead.Load() || s.fsWrite.Load()) && (&clientFiles{cwd: ss.cwd}).serves(path)
+	}
 	ss.out = newOutbox(func(u sdk.SessionUpdate) error { return s.sendUpdate(ss.id, u) },
 		func(err error) { s.log.Warn("acp: session update not delivered", "session", ss.id, "err", err) })
 	for _, e := range replay {

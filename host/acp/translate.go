@@ -25,6 +25,9 @@ type translator struct {
 	// terminals reports whether the client shows command output in a
 	// display-only terminal.
 	terminals func() bool
+	// buffers reports whether the client serves the text of a file, so a
+	// preview diff against the disk may not be what the edit changes.
+	buffers func(path string) bool
 
 	usage usageTracker
 
@@ -242,7 +245,7 @@ func (t *translator) toolCall(e session.Event, live bool) []sdk.SessionUpdate {
 		Session:   t.live,
 		Cwd:       t.cwd,
 	}
-	view := present(t.reg, call)
+	view := presentFor(t.reg, call, t.buffers)
 	terminal := live && view.Kind == tools.KindExecute && t.terminals != nil && t.terminals()
 	t.mu.Lock()
 	if _, dup := t.open[d.CallID]; !dup {
@@ -372,6 +375,22 @@ func (t *translator) failOpen(reason string) []sdk.SessionUpdate {
 			sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(reason))})))
 	}
 	return out
+}
+
+// presentFor is present, with the logged diff (what the call says it
+// changes) in place of a preview read from disk when buffers says the
+// client holds the file's text.
+func presentFor(reg *tools.Registry, call *tools.Call, buffers func(path string) bool) *tools.CallView {
+	v := present(reg, call)
+	if buffers == nil {
+		return v
+	}
+	if def, ok := reg.For(call); ok && def.LoggedDiff != nil {
+		if d := def.LoggedDiff(call); d != nil && buffers(d.Path) {
+			v.Diff = d
+		}
+	}
+	return v
 }
 
 // present is the tool's card for call, or a generic one for a tool that has
