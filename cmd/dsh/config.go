@@ -43,11 +43,17 @@ string without quotes, anything else as JSON), for scripts; with --json, the
 object {key, value, origin}. With a SECTION (dsh config show llm), print the
 table of its keys.`,
 		Args: cobra.MaximumNArgs(1),
-		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
-			return g.configKeys(), cobra.ShellCompDirectiveNoFileComp
+			var out []string
+			for _, k := range g.configKeys() {
+				if strings.HasPrefix(k, toComplete) {
+					out = append(out, k)
+				}
+			}
+			return out, cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := g.loadConfig()

@@ -150,6 +150,9 @@ dsh config show`,
 	pf.StringVar(&g.home, "home", "", "dsh home directory (overrides DSH_HOME; default ~/.dsh)")
 	pf.StringArrayVar(&g.set, "set", nil, "set a config key, e.g. --set llm.model=deepseek-v4-pro (repeatable)")
 
+	_ = root.RegisterFlagCompletionFunc("profile", g.completeProfiles)
+	_ = root.RegisterFlagCompletionFunc("set", g.completeSetFlag)
+
 	for _, newCmd := range commands() {
 		root.AddCommand(newCmd(g))
 	}

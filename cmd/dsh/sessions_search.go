@@ -161,6 +161,7 @@ progress bar on a terminal.`,
 	cmd.Flags().StringVar(&until, "until", "", "only events at or before this time (ISO 8601) or age (7d, 12h)")
 	cmd.Flags().StringSliceVar(&types, "type", nil, "only events of these types (repeatable, comma-separated)")
 	cmd.Flags().IntVar(&limit, "limit", 20, "show at most this many sessions")
+	_ = cmd.RegisterFlagCompletionFunc("type", completeEventTypes)
 	return cmd
 }
 

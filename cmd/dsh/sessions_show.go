@@ -25,7 +25,8 @@ start of their results, todo updates and how each turn ended. --full shows
 tool results whole. --events lists every raw event instead, with its seq,
 time, type, surface (current, shadowed or log-only) and text; add --json for
 the stored events themselves.`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: g.sessionArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			env, err := g.openQuery()
 			if err != nil {

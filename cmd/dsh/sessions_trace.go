@@ -19,7 +19,8 @@ func newSessionsTraceCmd(g *globals) *cobra.Command {
 		Long: `Show the lineage tree around a session: its ancestors up to the root (the
 sessions it was forked or delegated from) and every descendant, each with its
 creation time and title. The session itself is marked with *.`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: g.sessionArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			env, err := g.openQuery()
 			if err != nil {

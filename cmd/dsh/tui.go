@@ -59,6 +59,13 @@ Try it without an API key: dsh tui --profile demo`,
 			}
 			return nil
 		},
+		// --resume ID arrives as an argument (the flag's value is optional).
+		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 || start.resume != pickSession {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return g.completeSessionIDs(c.Context(), toComplete)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if start.resume == pickSession {
 				start.resume, start.pick = "", true
@@ -74,6 +81,9 @@ Try it without an API key: dsh tui --profile demo`,
 	}
 	cmd.Flags().StringVar(&start.resume, "resume", "", "continue the session with this id or unique id prefix; alone, pick one from a list")
 	cmd.Flags().Lookup("resume").NoOptDefVal = pickSession
+	_ = cmd.RegisterFlagCompletionFunc("resume", func(c *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		return g.completeSessionIDs(c.Context(), toComplete)
+	})
 	cmd.Flags().BoolVarP(&start.cont, "continue", "c", false, "continue the last session of this directory")
 	addAllowBroadFlag(cmd, &start.allowBroad)
 	return cmd

@@ -71,3 +71,7 @@ func collapseBlankLines(p []byte) []byte {
 	}
 	return append(bytes.TrimRight(p, "\n"), '\n')
 }
+
+// Profiles lists the profile names --profile accepts with home as the dsh
+// home: the embedded ones and home's profiles/NAME.yaml files.
+func Profiles(home string) []string { return availableProfiles(home) }
