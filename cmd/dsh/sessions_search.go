@@ -133,6 +133,7 @@ progress bar on a terminal.`,
 				fmt.Fprintf(g.stderr, "No sessions match %q %s.\n", req.Query, termtext.Line(scope))
 				return nil
 			}
+			st := g.styleFor(g.stdout)
 			for i, it := range page.Items {
 				if i > 0 {
 					fmt.Fprintln(g.stdout)
@@ -141,13 +142,13 @@ progress bar on a terminal.`,
 				if t, ok := titles[it.Header.ID]; ok {
 					title = oneLine(t, 70)
 				}
-				fmt.Fprintf(g.stdout, "%s  %s  %s\n", termtext.Line(it.Header.ID), formatTime(it.Header.CreatedAt), title)
+				fmt.Fprintf(g.stdout, "%s  %s  %s\n", st.id(termtext.Line(it.Header.ID)), formatTime(it.Header.CreatedAt), st.bold(title))
 				if all {
-					fmt.Fprintf(g.stdout, "  workspace %s\n", termtext.Line(workspaceOf(it.Header)))
+					fmt.Fprintf(g.stdout, "  %s\n", st.dim("workspace "+termtext.Line(workspaceOf(it.Header))))
 				}
 				m := it.BestMatch
-				fmt.Fprintf(g.stdout, "  seq %d · %s · %s\n", m.Seq, termtext.Line(m.Type), formatTime(m.Time))
-				fmt.Fprintf(g.stdout, "  %s\n", oneLine(m.Snippet, 400))
+				fmt.Fprintf(g.stdout, "  %s\n", st.dim(fmt.Sprintf("seq %d · %s · %s", m.Seq, termtext.Line(m.Type), formatTime(m.Time))))
+				fmt.Fprintf(g.stdout, "  %s\n", st.matches(oneLine(m.Snippet, 400), req.Query))
 			}
 			if page.NextCursor != nil {
 				fmt.Fprintf(g.stderr, "More sessions match; raise --limit (at most %d) or narrow the query.\n", env.cfg.SessionQuery.MaxLimit)

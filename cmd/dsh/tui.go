@@ -113,6 +113,10 @@ func runTUI(ctx context.Context, g *globals, start tuiStart) error {
 			return err
 		}
 	}
+	if !colorAllowed(g.env) {
+		// NO_COLOR (or TERM=dumb) beats tui.color.
+		cfg.TUI.Color = false
+	}
 	if cfg.Log.File == "" {
 		// The terminal belongs to the UI: stderr output would tear it.
 		cfg.Log.File = filepath.Join(cfg.Home, "logs", "tui.log")
