@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -32,6 +34,10 @@ type ColdStart struct {
 	// ToolOutput is that update's text content, for checking what the
 	// tool returned.
 	ToolOutput string
+	// LiveOutput is, for a command that prints "live-ns=N" (N its clock
+	// in Unix nanoseconds just before it wrote the line), the time from N
+	// to the first in-progress tool_call_update that shows the line.
+	LiveOutput time.Duration
 	Prompt     time.Duration // prompt sent to its response
 	Exit       time.Duration // stdin closed to a clean exit
 	MaxRSS     int64         // the process's peak resident set, bytes
@@ -196,7 +202,7 @@ func ACPColdStart(ctx context.Context, o ColdStartOptions) (ColdStart, error) {
 		if err := send(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"ping"}]}}`, created.SessionID)); err != nil {
 			return fail(err)
 		}
-		if _, err := await(r, 3, &s.FirstChunk, &s.ToolCall, &s.ToolOutput, t); err != nil {
+		if _, err := awaitLive(r, 3, &s.FirstChunk, &s.ToolCall, &s.ToolOutput, &s.LiveOutput, t); err != nil {
 			return fail(err)
 		}
 		if s.FirstChunk == 0 {
@@ -220,6 +226,15 @@ func ACPColdStart(ctx context.Context, o ColdStartOptions) (ColdStart, error) {
 // the first tool card took from its tool_call to its final update (tool,
 // whose status and text go to output).
 func await(r *bufio.Reader, id int, chunk, tool *time.Duration, output *string, since time.Time) (json.RawMessage, error) {
+	return awaitLive(r, id, chunk, tool, output, nil, since)
+}
+
+// liveMark is the line a streaming command prints for LiveOutput.
+var liveMark = regexp.MustCompile(`live-ns=(\d+)`)
+
+// awaitLive is await, also noting (in live) how long a "live-ns=N" line
+// took from the command's clock to an in-progress update showing it.
+func awaitLive(r *bufio.Reader, id int, chunk, tool *time.Duration, output *string, live *time.Duration, since time.Time) (json.RawMessage, error) {
 	var toolID string
 	var toolStart time.Time
 	for {
@@ -250,6 +265,13 @@ func await(r *bufio.Reader, id int, chunk, tool *time.Duration, output *string, 
 			return nil, errors.New("dsh asked for a permission, which the benchmark does not answer (run it in bypass mode)")
 		}
 		u := f.Params.Update
+		if live != nil && *live == 0 && u.SessionUpdate == "tool_call_update" && u.Status == "in_progress" {
+			if m := liveMark.FindSubmatch(u.Content); m != nil {
+				if ns, err := strconv.ParseInt(string(m[1]), 10, 64); err == nil {
+					*live = max(time.Duration(time.Now().UnixNano()-ns), 1)
+				}
+			}
+		}
 		if chunk != nil && *chunk == 0 && u.SessionUpdate == "agent_message_chunk" {
 			*chunk = time.Since(since)
 		}

@@ -60,7 +60,7 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.acpRuns, "acp-runs", 10, "ACP cold starts per measurement")
 	fs.StringVar(&o.part, "part", "", "run one part and print its result as JSON (internal: the parent re-executes itself with it)")
 	fs.BoolVar(&o.wholeOnly, "whole-only", false, "build the index, then measure only the whole-process rows (the built binary as a user runs it)")
-	fs.BoolVar(&o.mcpOnly, "mcp-only", false, "measure only the MCP rows (dsh acp with three stdio MCP servers; no corpus is built)")
+	fs.BoolVar(&o.mcpOnly, "mcp-only", false, "measure only the MCP and live-output rows (dsh acp with three stdio MCP servers, a streaming command; no corpus is built)")
 	fs.StringVar(&o.profile, "cpuprofile", "", "directory that receives a CPU profile of each part (<part>.pprof)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -136,6 +136,10 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		if rep.mcp, err = measureMCP(ctx, bins.dsh, bins.mcpServer, o.acpRuns); err != nil {
 			return err
 		}
+		logf("dsh acp streaming a command's output…")
+		if rep.live, err = measureLive(ctx, bins.dsh, o.acpRuns); err != nil {
+			return err
+		}
 		rep.printMCPOnly(stdout)
 		return nil
 	}
@@ -195,6 +199,10 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	logf("dsh acp with MCP servers…")
 	if rep.mcp, err = measureMCP(ctx, dshBin, bins.mcpServer, o.acpRuns); err != nil {
+		return err
+	}
+	logf("dsh acp streaming a command's output…")
+	if rep.live, err = measureLive(ctx, dshBin, o.acpRuns); err != nil {
 		return err
 	}
 	logf("TUI…")

@@ -21,6 +21,7 @@ type report struct {
 	rg        rgResult
 	acp       acpResult
 	mcp       mcpResult
+	live      liveResult
 	tui       tuiResult
 	whole     wholeResult
 	big       struct{ without, with bigResult }
@@ -115,6 +116,7 @@ func (r *report) print(w io.Writer) {
 	row("ACP cold start → first agent_message_chunk (empty home)", pp(a.EmptyChunk), "local fake model server", "dsh ÷ true "+times(a.EmptyChunk.P50, a.True.P50, 1), mb(a.EmptyRSS))
 	row("ACP cold start → initialize response (corpus home)", pp(a.CorpusInit), "index opened at startup", "dsh ÷ true "+times(a.CorpusInit.P50, a.True.P50, 1), mb(a.CorpusRSS))
 	r.mcp.rows(row)
+	r.live.rows(row)
 	row("TUI open of a 10,000-event session", ms(r.tui.PerOpen)+" per open", fmt.Sprintf("%s, %s allocs per open", mb(r.tui.BytesPerOp), thousands(r.tui.AllocsPerOp)), "", mb(r.tui.MaxRSS))
 
 	worstExtra, worstExtraName := time.Duration(0), ""
@@ -162,6 +164,7 @@ func (r *report) print(w io.Writer) {
 	row("ACP cold start ≤ 30 ms (initialize, empty home)", ms(a.EmptyInit.P50), "", verdict(a.EmptyInit.P50 <= targetColdStart), "")
 	row("ACP cold start ≤ 30 ms (initialize, corpus home)", ms(a.CorpusInit.P50), "", verdict(a.CorpusInit.P50 <= targetColdStart), "")
 	r.mcp.targets(row)
+	r.live.targets(row)
 	peak, part := r.peakRSS()
 	row("peak RSS ≤ 250 MB", fmt.Sprintf("%s (%s)", mb(peak), part), "", verdict(peak <= targetRSS), "")
 	r.printWholeTargets(row)
@@ -173,16 +176,18 @@ func (r *report) print(w io.Writer) {
 
 // printMCPOnly prints the table of a -mcp-only run.
 func (r *report) printMCPOnly(w io.Writer) {
-	fmt.Fprintln(w, "dsh bench · MCP rows only")
+	fmt.Fprintln(w, "dsh bench · MCP and live-output rows only")
 	fmt.Fprintln(w, r.machine)
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(cells ...string) { fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t") }
 	row("measure", "dsh", "baseline", "headline ratio", "peak RSS")
 	r.mcp.rows(row)
+	r.live.rows(row)
 	row()
-	row("target (issue 18)", "measured", "", "verdict", "")
+	row("target (issues 17, 18)", "measured", "", "verdict", "")
 	r.mcp.targets(row)
+	r.live.targets(row)
 	tw.Flush()
 }
 
