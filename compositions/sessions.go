@@ -132,6 +132,7 @@ func (r *Runtime) start(h session.Header, events []session.Event, w *store.Write
 		r.Sessions.Detach(live)
 		return nil, errors.Join(err, live.Close())
 	}
+	r.outsideMode(h)
 	r.restoreMode(h.ID, events)
 	r.mu.Lock()
 	r.agents[h.ID] = a
@@ -242,6 +243,24 @@ func (r *Runtime) recordModes() (unsubscribe func()) {
 			r.Log.Warn("mode change not recorded", "session", c.SessionID, "err", err)
 		}
 	})
+}
+
+// outsideMode starts a session whose workspace is not the folder of the
+// project file that chose the permission mode (an ACP session/new names
+// any folder) in the mode the other config layers give: a folder's config,
+// trusted or not, configures that folder only.
+func (r *Runtime) outsideMode(h session.Header) {
+	p := r.Config.Project()
+	if p.OutsideMode == "" || h.Cwd == nil || p.Configures(*h.Cwd) || r.Permissions == nil {
+		return
+	}
+	m, err := permissions.ParseMode(p.OutsideMode)
+	if err == nil {
+		err = r.Permissions.SetMode(h.ID, m)
+	}
+	if err != nil {
+		r.Log.Warn("session mode not set", "session", h.ID, "mode", p.OutsideMode, "err", err)
+	}
 }
 
 // restoreMode gives a continued session the permission mode its log

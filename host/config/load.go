@@ -115,10 +115,31 @@ func Load(opts Options) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s, ok := project[modeKey]; ok && c.Origin(modeKey) == s.origin {
+		// The project file chose the mode; a session in another folder
+		// (ACP's session/new names its own) starts with the mode of the
+		// layers below it instead.
+		proj.OutsideMode = below(modeKey, defaults, profile, user)
+	}
 	c.meta.project = proj
 	c.meta.trust = trust
 	c.meta.userHome, _ = ld.home()
 	return c, nil
+}
+
+// modeKey is the permission mode's key.
+const modeKey = "permissions.mode"
+
+// below is the string value of key that the highest of layers sets ("" if
+// none does).
+func below(key string, layers ...layer) string {
+	v := ""
+	for _, l := range layers {
+		if s, ok := l[key]; ok {
+			v, _ = s.value.(string)
+		}
+	}
+	return v
 }
 
 // read reports whether a config file of rank was read.

@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -78,6 +80,25 @@ type Project struct {
 	// Ignored lists, sorted, the keys of an untrusted project file that
 	// were not applied.
 	Ignored []string
+	// OutsideMode is set when the project file decided permissions.mode:
+	// the mode the other layers give, which a session whose workspace is
+	// not Dir starts in, since a folder's config configures that folder
+	// only (a trusted folder's bypass must not follow the editor into
+	// another checkout).
+	OutsideMode string
+}
+
+// Configures reports whether the project file configures sessions in
+// workspace: only the folder it belongs to, not its subfolders (dsh
+// reads ./.dsh/config.yaml only) and not a folder named by ACP's
+// session/new.
+func (p Project) Configures(workspace string) bool {
+	if filepath.Clean(workspace) == filepath.Clean(p.Dir) {
+		return true
+	}
+	a, errA := os.Stat(workspace)
+	b, errB := os.Stat(p.Dir)
+	return errA == nil && errB == nil && os.SameFile(a, b)
 }
 
 // Warning is the one-line notice about ignored keys, or "" when nothing was

@@ -254,3 +254,57 @@ func TestKeySourcesCannotComeFromAnUntrustedProject(t *testing.T) {
 		t.Errorf("untrusted project set key sources or the bash environment: %+v %+v", c.LLM, c.Tools.Bash.Env)
 	}
 }
+
+// A project file's permission mode configures its own folder only: a
+// session elsewhere (ACP's session/new names any folder) starts in the
+// mode the other layers give, which Project().OutsideMode carries.
+func TestAProjectsModeConfiguresOnlyItsFolder(t *testing.T) {
+	for _, tc := range []struct {
+		name, user, project string
+		trusted             bool
+		set                 []string
+		mode, outside       string
+	}{
+		{name: "trusted bypass", user: "permissions: {mode: accept-edits}\n", project: "permissions: {mode: bypass}\n", trusted: true, mode: "bypass", outside: "accept-edits"},
+		{name: "trusted bypass over the default", project: "permissions: {mode: bypass}\n", trusted: true, mode: "bypass", outside: "default"},
+		{name: "untrusted narrowing", project: "permissions: {mode: read-only}\n", mode: "read-only", outside: "default"},
+		{name: "untrusted widening is ignored", project: "permissions: {mode: bypass}\n", mode: "default", outside: ""},
+		{name: "a flag decides", project: "permissions: {mode: bypass}\n", trusted: true, set: []string{"permissions.mode=read-only"}, mode: "read-only", outside: ""},
+		{name: "no mode in the project", project: "llm: {model: m}\n", trusted: true, mode: "default", outside: ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			if tc.user != "" {
+				w.userFile(tc.user)
+			}
+			w.projectFile(tc.project)
+			if tc.trusted {
+				w.trustProject()
+			}
+			o := w.opts()
+			o.Set = tc.set
+			c := w.load(o)
+			if c.Permissions.Mode != tc.mode || c.Project().OutsideMode != tc.outside {
+				t.Errorf("mode %q, outside %q; want %q, %q", c.Permissions.Mode, c.Project().OutsideMode, tc.mode, tc.outside)
+			}
+		})
+	}
+}
+
+func TestAProjectConfiguresItsFolderNotItsSubfoldersOrOthers(t *testing.T) {
+	w := newWorld(t)
+	w.projectFile("llm: {model: m}\n")
+	p := w.load(w.opts()).Project()
+	link := filepath.Join(filepath.Dir(w.cwd), "link")
+	if err := os.Symlink(w.cwd, link); err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]bool{
+		w.cwd: true, w.cwd + "/": true, link: true,
+		filepath.Join(w.cwd, "sub"): false, filepath.Dir(w.cwd): false, w.userDir: false,
+	} {
+		if got := p.Configures(dir); got != want {
+			t.Errorf("Configures(%s) = %v, want %v", dir, got, want)
+		}
+	}
+}

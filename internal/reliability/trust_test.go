@@ -143,3 +143,51 @@ func TestUntrustedRepoConfigOverACP(t *testing.T) {
 		t.Errorf("stderr has %d warnings, want one naming %s and permissions.mode:\n%s", n, project, stderr)
 	}
 }
+
+// TestATrustedFoldersModeStaysInThatFolderOverACP: an editor starts dsh
+// acp in a folder the user trusted, whose config turns approvals off, and
+// opens a session in another checkout. That session starts in the default
+// mode: a folder's config configures that folder only. A session in the
+// trusted folder itself gets its bypass, which shows the test can fail.
+func TestATrustedFoldersModeStaysInThatFolderOverACP(t *testing.T) {
+	srv := fakellm.New()
+	defer srv.Close()
+	h := newHermetic(t)
+	if err := os.MkdirAll(filepath.Join(h.cwd, ".dsh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(h.cwd, ".dsh", "config.yaml"), []byte("permissions: {mode: bypass}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, err := dshIn(t, h, nil, "trust"); err != nil {
+		t.Fatalf("dsh trust: %v; %s %s", err, out, errOut)
+	}
+	other := filepath.Join(h.root, "cloned")
+	if err := os.MkdirAll(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := startACP(t, h, 1<<30, srv.URL)
+	mode := func(cwd string) string {
+		t.Helper()
+		res, e := c.call("session/new", map[string]any{"cwd": cwd, "mcpServers": []any{}})
+		if e != nil {
+			t.Fatalf("session/new in %s: %+v", cwd, e)
+		}
+		var got struct {
+			Modes struct {
+				CurrentModeID string `json:"currentModeId"`
+			} `json:"modes"`
+		}
+		if err := json.Unmarshal(res, &got); err != nil {
+			t.Fatal(err)
+		}
+		return got.Modes.CurrentModeID
+	}
+	if m := mode(other); m != "default" {
+		t.Errorf("a session in another folder starts in %q, want default: the trusted folder's bypass followed it", m)
+	}
+	if m := mode(h.cwd); m != "bypass" {
+		t.Errorf("a session in the trusted folder starts in %q, want its bypass", m)
+	}
+	c.close()
+}
