@@ -157,8 +157,12 @@ func (d *approvalDialog) buttonRow(width int) line {
 }
 
 // sessionScope says what "Allow for this session" allows: the grant is
-// per tool, so it covers every later call of this tool, and no other.
+// per tool, so it covers every later call of this tool, and no other. A
+// command names no paths, so for it protected paths cannot ask again.
 func (d *approvalDialog) sessionScope() string {
+	if d.req.view != nil && d.req.view.Kind == tools.KindExecute {
+		return fmt.Sprintf("This session (a) allows every later %s command until the session closes, whatever it changes (.dsh and .git included); not other tools.", d.req.call.Name)
+	}
 	return fmt.Sprintf("This session (a) allows every later %s call until the session closes, not other tools; protected paths still ask.", d.req.call.Name)
 }
 

@@ -92,6 +92,9 @@ func TestANarrowApprovalDialogStillShowsRejectAndSaysWhatTheSessionGrantCovers(t
 	})
 	d.submit("greet me")
 	screen := d.waitText("Approval needed", "echo approved-output", "This session (a) allows every later")
+	if !strings.Contains(screen, "whatever it changes (.dsh and .git") {
+		t.Errorf("the dialog does not say a command grant covers protected paths too:\n%s", screen)
+	}
 	if !strings.Contains(screen, "Reject (n)") && !strings.Contains(screen, "n reject") {
 		t.Errorf("Reject is not shown at 50 columns:\n%s", screen)
 	}
