@@ -336,7 +336,13 @@ const idScanBytes = 4096
 
 // topLevelID finds "id": <number or string> before any "params" key, which
 // is where clients put the request id; ids nested in params are ignored.
-var topLevelID = regexp.MustCompile(`"id"\s*:\s*(-?[0-9]+|"(?:[^"\\]|\\.){0,256}")`)
+// String ids longer than maxScannedID are not used. (A bounded repetition
+// in the pattern would compile to a program of that many copies, paid for
+// at every start.)
+var topLevelID = regexp.MustCompile(`"id"\s*:\s*(-?[0-9]+|"(?:[^"\\]|\\.)*")`)
+
+// maxScannedID is the longest string id, quotes excluded, scanID returns.
+const maxScannedID = 256
 
 // scanID returns the id of an oversized request, or nil when it cannot be
 // told from the frame's first bytes.
@@ -345,7 +351,7 @@ func scanID(prefix []byte) json.RawMessage {
 		prefix = prefix[:p]
 	}
 	m := topLevelID.FindSubmatch(prefix)
-	if m == nil || !json.Valid(m[1]) {
+	if m == nil || !json.Valid(m[1]) || m[1][0] == '"' && len(m[1]) > maxScannedID+2 {
 		return nil
 	}
 	return json.RawMessage(append([]byte(nil), m[1]...))

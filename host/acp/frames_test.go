@@ -84,10 +84,30 @@ func TestScanIDFindsTheTopLevelID(t *testing.T) {
 		{`{"jsonrpc":"2.0","method":"x","params":{"id":3`, ``},
 		{`{"jsonrpc":"2.0","method":"session/update"`, ``},
 		{`{"id" : -4 ,`, `-4`},
+		{`{"id":"` + strings.Repeat("x", 256) + `",`, `"` + strings.Repeat("x", 256) + `"`},
+		{`{"id":"` + strings.Repeat("x", 257) + `",`, ``},
 	}
 	for _, tc := range cases {
 		if got := string(scanID([]byte(tc.prefix))); got != tc.want {
 			t.Errorf("scanID(%s) = %q, want %q", tc.prefix, got, tc.want)
+		}
+	}
+}
+
+func TestIsResponsePrefixTellsResponsesFromRequests(t *testing.T) {
+	cases := []struct {
+		prefix string
+		want   bool
+	}{
+		{`{"jsonrpc":"2.0","id":3,"result":{"content":"xxx`, true},
+		{`{"id":3,"error":{"code":-32603`, true},
+		{`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"prompt":[{"text":"result"`, false},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"update":{"result"`, false},
+		{`{"jsonrpc":"2.0","id":3,"params":{`, false},
+	}
+	for _, tc := range cases {
+		if got := isResponsePrefix([]byte(tc.prefix)); got != tc.want {
+			t.Errorf("isResponsePrefix(%s) = %v, want %v", tc.prefix, got, tc.want)
 		}
 	}
 }
