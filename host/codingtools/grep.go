@@ -74,7 +74,7 @@ func (s *Set) grepTool() *tools.Definition {
 type grepHit struct {
 	path  string
 	count int
-	lines []string // content mode: rendered matching lines
+	lines []string // content mode: rendered matching lines, while the result has room
 }
 
 func (s *Set) grep(ctx context.Context, call *tools.Call) (any, error) {
@@ -115,7 +115,7 @@ func (s *Set) grep(ctx context.Context, call *tools.Call) (any, error) {
 		return nil, openFailure(nameGrep, call, fsys, root, err)
 	}
 
-	g := &grepper{fsys: fsys, re: re, mode: mode, wholeMax: grepWholeFileMax, render: func(path string, line int, text string) string {
+	g := &grepper{fsys: fsys, re: re, mode: mode, wholeMax: grepWholeFileMax, keep: s.cfg.Search.MaxResults, render: func(path string, line int, text string) string {
 		return display(call, path) + ":" + strconv.Itoa(line) + ": " + text
 	}}
 	var hits []grepHit
@@ -184,7 +184,11 @@ type grepper struct {
 	render func(path string, line int, text string) string
 	// wholeMax is the largest file loaded at once (grepWholeFileMax).
 	wholeMax int64
-	buf      []byte
+	// keep is how many more matching lines content mode renders and keeps;
+	// past it lines are only counted, so a file of millions of matches
+	// costs no more memory than the result shows.
+	keep int
+	buf  []byte
 	// hardLinked counts files skipped because another name of them may be
 	// outside the workspace.
 	hardLinked int
@@ -288,7 +292,10 @@ func (g *grepper) match(h *grepHit, lineNo int, line []byte) (done bool) {
 	case grepFiles:
 		return true
 	case grepContent:
-		h.lines = append(h.lines, g.render(h.path, lineNo, excerpt(line, loc[0])))
+		if g.keep > 0 {
+			g.keep--
+			h.lines = append(h.lines, g.render(h.path, lineNo, excerpt(line, loc[0])))
+		}
 	}
 	return false
 }
@@ -329,11 +336,9 @@ func renderGrep(call *tools.Call, hits []grepHit, mode string, limit int) string
 			}
 			b.WriteByte('\n')
 		case grepContent:
-			for _, l := range h.lines {
-				total++
-				if shown == limit {
-					continue
-				}
+			// Lines past the limit were counted, not kept.
+			total += h.count
+			for _, l := range h.lines[:min(len(h.lines), limit-shown)] {
 				shown++
 				b.WriteString(l)
 				b.WriteByte('\n')

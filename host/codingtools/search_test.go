@@ -162,6 +162,30 @@ func TestGrepLimitsResultsWithAMoreLine(t *testing.T) {
 	}
 }
 
+func TestGrepCountsButStopsKeepingLinesAtTheLimit(t *testing.T) {
+	ws := workspace(t)
+	writeFile(t, filepath.Join(ws, "a.txt"), strings.Repeat("match\n", 4))
+	writeFile(t, filepath.Join(ws, "b.txt"), strings.Repeat("match\n", 50000))
+	s := testSet(t, func(c *Config) { c.Search.MaxResults = 3 })
+	got := s.mustExec(t, mkCall(t, "grep", nil, ws, map[string]any{"pattern": "match", "output_mode": "content"}))
+	want := "a.txt:1: match\na.txt:2: match\na.txt:3: match\n(50001 more results not shown; narrow the pattern)"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	// A streamed file holds only the kept lines, however many match.
+	for _, whole := range []int64{grepWholeFileMax, 4} {
+		g := &grepper{fsys: confine.Unrestricted().FS(), re: regexp.MustCompile("match"), mode: grepContent, wholeMax: whole, keep: 2,
+			render: func(_ string, line int, text string) string { return fmt.Sprintf("%d: %s", line, text) }}
+		h, err := g.file(context.Background(), filepath.Join(ws, "b.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.count != 50000 || strings.Join(h.lines, "|") != "1: match|2: match" || g.keep != 0 {
+			t.Errorf("wholeMax %d: count %d, lines %q, keep %d", whole, h.count, h.lines, g.keep)
+		}
+	}
+}
+
 func TestGrepShowsAWindowOfLongLines(t *testing.T) {
 	ws := workspace(t)
 	line := strings.Repeat("a", 1000) + "NEEDLE" + strings.Repeat("b", 1000)
@@ -220,7 +244,7 @@ func TestGrepStreamsLargeFilesWithTheSameResults(t *testing.T) {
 	writeFile(t, bin, "NEEDLE\x00")
 	for _, whole := range []int64{grepWholeFileMax, 4} {
 		for _, mode := range []string{grepContent, grepCount, grepFiles} {
-			g := &grepper{fsys: confine.Unrestricted().FS(), re: regexp.MustCompile("NEEDLE"), mode: mode, wholeMax: whole,
+			g := &grepper{fsys: confine.Unrestricted().FS(), re: regexp.MustCompile("NEEDLE"), mode: mode, wholeMax: whole, keep: 100,
 				render: func(_ string, line int, text string) string { return fmt.Sprintf("%d: %s", line, text) }}
 			h, err := g.file(context.Background(), path)
 			if err != nil {
