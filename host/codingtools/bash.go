@@ -68,7 +68,7 @@ func (s *Set) bash(ctx context.Context, call *tools.Call) (any, error) {
 	if call.Cwd == "" {
 		return nil, failf(nameBash, CodeNoWorkspace, "this session has no working directory to run commands in")
 	}
-	out := &tailCollector{limit: s.cfg.Bash.MaxOutputBytes, store: s.outputs, session: sessionKey(call)}
+	out := &tailCollector{limit: s.cfg.Bash.MaxOutputBytes, maxSaved: int64(s.cfg.Bash.SavedOutput.MaxBytes), store: s.outputs, session: sessionKey(call)}
 	var sink io.Writer = out
 	if live := tools.LiveOutput(ctx); live != nil {
 		sink = io.MultiWriter(out, liveWriter{live})

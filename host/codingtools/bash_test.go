@@ -403,3 +403,94 @@ func (l *liveRecorder) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+func TestBashSavesAtMostTheCapAndSaysSo(t *testing.T) {
+	ws := workspace(t)
+	s := testSet(t, func(c *Config) {
+		c.Bash.MaxOutputBytes = 100
+		c.Bash.SavedOutput.MaxBytes = 1000
+	})
+	got := runBash(t, s, ws, "seq 1 20000; echo the end", nil)
+	header := regexp.MustCompile(`^\[output truncated: first (\d+) bytes omitted; only the first 1000 bytes of the (\d+) bytes were saved, to (\S+) \(tools.bash.saved_output.max_bytes\), the command kept running\]\n`)
+	m := header.FindStringSubmatch(got)
+	if m == nil {
+		t.Fatalf("no capped truncation header in %q", got[:min(len(got), 300)])
+	}
+	var full strings.Builder
+	for i := 1; i <= 20000; i++ {
+		full.WriteString(strconv.Itoa(i) + "\n")
+	}
+	full.WriteString("the end\n")
+	if m[2] != strconv.Itoa(full.Len()) {
+		t.Errorf("total = %s, want %d", m[2], full.Len())
+	}
+	if saved := readFile(t, m[3]); saved != full.String()[:1000] {
+		t.Errorf("saved %d bytes, want the first 1000 of the output", len(saved))
+	}
+	// The tail is still the output's end.
+	if !strings.HasSuffix(got, "20000\nthe end\n[exit code: 0]") {
+		t.Errorf("result ends %q", got[max(0, len(got)-40):])
+	}
+}
+
+func TestBashRemovesOldSavedOutputBeforeSavingMore(t *testing.T) {
+	ws := workspace(t)
+	base := filepath.Join(t.TempDir(), "bash-output")
+	s := testSet(t, func(c *Config) {
+		c.Bash.OutputDir = base
+		c.Bash.MaxOutputBytes = 10
+		c.Bash.SavedOutput.KeepDays = 1
+		c.Bash.SavedOutput.KeepTotalBytes = 1 << 20
+	})
+	live := newLive(t, "s1", ws)
+	save := func() string {
+		t.Helper()
+		got := s.mustExec(t, mkCall(t, "bash", live, ws, bashCall(t, ws, "seq 1 100", nil)))
+		m := regexp.MustCompile(`full output: (\S+)\]`).FindStringSubmatch(got)
+		if m == nil {
+			t.Fatalf("nothing saved: %q", got)
+		}
+		return m[1]
+	}
+	first := save()
+	old := time.Now().Add(-48 * time.Hour)
+	if err := os.Chtimes(first, old, old); err != nil {
+		t.Fatal(err)
+	}
+	second := save()
+	if _, err := os.Stat(first); !os.IsNotExist(err) {
+		t.Errorf("output saved two days ago is still there (keep_days 1): %v", err)
+	}
+	if readFile(t, second) == "" {
+		t.Error("the new output was not saved")
+	}
+}
+
+func TestBashDefaultOutputDirIsSharedNotPerProcess(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	ws := workspace(t)
+	var dirs []string
+	for range 2 {
+		cfg := DefaultConfig()
+		cfg.Bash.MaxOutputBytes = 10
+		s, err := New(cfg, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := s.mustExec(t, mkCall(t, "bash", newLive(t, "s1", ws), ws, bashCall(t, ws, "seq 1 100", nil)))
+		m := regexp.MustCompile(`full output: (\S+)\]`).FindStringSubmatch(got)
+		if m == nil {
+			t.Fatalf("nothing saved: %q", got)
+		}
+		dirs = append(dirs, filepath.Dir(filepath.Dir(m[1])))
+		_ = s.Close()
+	}
+	want := filepath.Join(tmp, "dsh-"+strconv.Itoa(os.Getuid()), "bash-output")
+	if dirs[0] != want || dirs[1] != want {
+		t.Errorf("output dirs %q, want both %q", dirs, want)
+	}
+	if leftovers, _ := filepath.Glob(filepath.Join(tmp, "dsh-bash-*")); len(leftovers) != 0 {
+		t.Errorf("per-process directories: %q", leftovers)
+	}
+}

@@ -3,14 +3,19 @@ package codingtools
 import (
 	"fmt"
 	"time"
+
+	"github.com/seed-e9b4dba4/dsh/host/outputdir"
 )
 
 // Config is the "tools" config section. The zero value is not useful; start
 // from DefaultConfig and decode over it so that absent keys keep defaults.
 type Config struct {
-	Bash   BashConfig   `mapstructure:"bash" json:"bash"`
-	Read   ReadConfig   `mapstructure:"read" json:"read"`
-	Search SearchConfig `mapstructure:"search" json:"search"`
+	// MaxFileBytes is the largest file edit changes and the largest content
+	// write writes; both refuse more with a clear error rather than hold it.
+	MaxFileBytes int          `mapstructure:"max_file_bytes" json:"max_file_bytes"`
+	Bash         BashConfig   `mapstructure:"bash" json:"bash"`
+	Read         ReadConfig   `mapstructure:"read" json:"read"`
+	Search       SearchConfig `mapstructure:"search" json:"search"`
 }
 
 // BashConfig is tools.bash.
@@ -21,9 +26,12 @@ type BashConfig struct {
 	MaxTimeoutMs int `mapstructure:"max_timeout_ms" json:"max_timeout_ms"`
 	// MaxOutputBytes is how much of the output's tail a result keeps inline.
 	MaxOutputBytes int `mapstructure:"max_output_bytes" json:"max_output_bytes"`
-	// OutputDir receives the full text of truncated output. Empty means a
-	// private directory created under the system temp dir on first need.
+	// OutputDir receives the full text of truncated output. Empty means
+	// this user's private directory under the system temp dir, shared by
+	// every dsh process (outputdir.Default).
 	OutputDir string `mapstructure:"output_dir" json:"output_dir"`
+	// SavedOutput bounds the files holding that full text.
+	SavedOutput SavedOutputConfig `mapstructure:"saved_output" json:"saved_output"`
 	// KillGraceMs is how long a process group gets between SIGTERM and
 	// SIGKILL, and how long background processes may keep the output open
 	// after the command itself exited.
@@ -31,6 +39,22 @@ type BashConfig struct {
 	// Env filters the environment commands see; dsh's credentials are
 	// always removed (see CredentialEnv).
 	Env EnvConfig `mapstructure:"env" json:"env"`
+}
+
+// SavedOutputConfig is tools.bash.saved_output.
+type SavedOutputConfig struct {
+	// MaxBytes is the most of one command's output saved; past it the file
+	// stops growing (the command keeps running) and the result says so.
+	MaxBytes int `mapstructure:"max_bytes" json:"max_bytes"`
+	// KeepDays and KeepTotalBytes are the retention of saved output
+	// (outputdir.Retention), applied before each new file is saved.
+	KeepDays       int `mapstructure:"keep_days" json:"keep_days"`
+	KeepTotalBytes int `mapstructure:"keep_total_bytes" json:"keep_total_bytes"`
+}
+
+// retention is the saved output's outputdir rule.
+func (c SavedOutputConfig) retention() outputdir.Retention {
+	return outputdir.Retention{MaxAge: time.Duration(c.KeepDays) * 24 * time.Hour, MaxBytes: int64(c.KeepTotalBytes)}
 }
 
 // ReadConfig is tools.read.
@@ -56,11 +80,17 @@ type SearchConfig struct {
 // DefaultConfig returns the defaults of configs/default.yaml.
 func DefaultConfig() Config {
 	return Config{
+		MaxFileBytes: 10 << 20,
 		Bash: BashConfig{
 			DefaultTimeoutMs: 120000,
 			MaxTimeoutMs:     600000,
 			MaxOutputBytes:   30000,
 			KillGraceMs:      2000,
+			SavedOutput: SavedOutputConfig{
+				MaxBytes:       100 << 20,
+				KeepDays:       7,
+				KeepTotalBytes: 1 << 30,
+			},
 		},
 		Read: ReadConfig{
 			DefaultLimit:   2000,
@@ -84,10 +114,14 @@ func (c Config) Validate() error {
 		v   int
 		min int
 	}{
+		{"tools.max_file_bytes", c.MaxFileBytes, 1},
 		{"tools.bash.default_timeout_ms", c.Bash.DefaultTimeoutMs, 1},
 		{"tools.bash.max_timeout_ms", c.Bash.MaxTimeoutMs, 1},
 		{"tools.bash.max_output_bytes", c.Bash.MaxOutputBytes, 1},
 		{"tools.bash.kill_grace_ms", c.Bash.KillGraceMs, 1},
+		{"tools.bash.saved_output.max_bytes", c.Bash.SavedOutput.MaxBytes, 1},
+		{"tools.bash.saved_output.keep_days", c.Bash.SavedOutput.KeepDays, 1},
+		{"tools.bash.saved_output.keep_total_bytes", c.Bash.SavedOutput.KeepTotalBytes, 1},
 		{"tools.read.default_limit", c.Read.DefaultLimit, 1},
 		{"tools.read.max_line_bytes", c.Read.MaxLineBytes, 16},
 		{"tools.read.max_output_bytes", c.Read.MaxOutputBytes, 1024},

@@ -7,7 +7,10 @@
 // (so write and edit can refuse to clobber a file the model has not seen, or
 // one that changed on disk since), and the private per-session directories
 // where bash keeps the full text of oversized output (each readable unasked
-// by its own session only). There is no package-level state; two
+// by its own session only; one command saves at most
+// tools.bash.saved_output.max_bytes, and the outputdir retention rule,
+// shared with the spill plugin, removes old files). edit and write refuse
+// files over tools.max_file_bytes. There is no package-level state; two
 // activations never see each other's records.
 //
 // Paths in arguments may be absolute or relative to the calling session's

@@ -45,7 +45,7 @@ func (s *Set) editTool() *tools.Definition {
 			v.Title = "Edit " + display(call, abs)
 			loc := tools.FileLocation{Path: abs}
 			if old, _, ok := previewText(abs); ok && a.OldString != nil && a.NewString != nil {
-				if r, err := replace(old, *a.OldString, *a.NewString, a.ReplaceAll); err == nil {
+				if r, err := replace(old, *a.OldString, *a.NewString, a.ReplaceAll, maxPreviewBytes); err == nil {
 					v.Diff = &tools.Diff{Path: abs, OldText: &old, NewText: r.text}
 					loc.Line = r.lines[0]
 				}
@@ -100,18 +100,30 @@ func (s *Set) edit(ctx context.Context, call *tools.Call) (any, error) {
 	if err := s.checkFresh(nameEdit, "editing", call, abs, version); err != nil {
 		return nil, err
 	}
+	limit := s.cfg.MaxFileBytes
+	tooLarge := func() error {
+		return failf(nameEdit, CodeTooLarge, "%s is larger than edit's limit of %s (tools.max_file_bytes); change it with a command through bash (sed, a script) instead",
+			shown, byteSize(int64(limit)))
+	}
+	if version.size > int64(limit) {
+		return nil, tooLarge()
+	}
 	content, err := f.Content(ctx)
 	if err != nil {
 		return nil, failf(nameEdit, CodeIO, "cannot read %s: %v", shown, unwrapPathError(err))
 	}
-	b, err := io.ReadAll(content)
+	// Read one byte past the limit: a file on disk may have grown since.
+	b, err := io.ReadAll(io.LimitReader(content, int64(limit)+1))
 	if err != nil {
 		return nil, failf(nameEdit, CodeIO, "cannot read %s: %v", shown, unwrapPathError(err))
+	}
+	if len(b) > limit {
+		return nil, tooLarge()
 	}
 	if looksBinary(b[:min(len(b), sniffLen)]) {
 		return nil, failf(nameEdit, CodeBinary, "%s is a binary file; edit only changes text files", shown)
 	}
-	r, err := replace(string(b), *a.OldString, *a.NewString, a.ReplaceAll)
+	r, err := replace(string(b), *a.OldString, *a.NewString, a.ReplaceAll, limit)
 	if err != nil {
 		return nil, editFailure(err, shown)
 	}
@@ -136,14 +148,17 @@ type replaceError struct {
 	code    string
 	matches []int // lines of the matches when not unique
 	hint    string
+	size    int // the size the text would have had, when too large
+	limit   int
 }
 
 func (e *replaceError) Error() string { return e.code }
 
-// replace substitutes new for old in text. When the file uses CRLF line ends
-// and old uses bare LF, both strings are converted first, because models
-// reproduce file text with LF.
-func replace(text, old, new string, all bool) (replacement, error) {
+// replace substitutes new for old in text, unless the result would be longer
+// than limit bytes. When the file uses CRLF line ends and old uses bare LF,
+// both strings are converted first, because models reproduce file text with
+// LF.
+func replace(text, old, new string, all bool, limit int) (replacement, error) {
 	n := strings.Count(text, old)
 	if n == 0 && strings.Contains(text, "\r\n") && strings.Contains(old, "\n") && !strings.Contains(old, "\r") {
 		crlfOld := strings.ReplaceAll(old, "\n", "\r\n")
@@ -158,6 +173,11 @@ func replace(text, old, new string, all bool) (replacement, error) {
 	if n > 1 && !all {
 		return replacement{}, &replaceError{code: CodeNotUnique, matches: lines}
 	}
+	// Checked before building it: replace_all of a short string with a
+	// long one multiplies the size.
+	if size := len(text) + n*(len(new)-len(old)); size > limit {
+		return replacement{}, &replaceError{code: CodeTooLarge, size: size, limit: limit}
+	}
 	return replacement{text: strings.ReplaceAll(text, old, new), lines: lines}, nil
 }
 
@@ -167,6 +187,9 @@ func editFailure(err error, shown string) error {
 		return failf(nameEdit, CodeIO, "cannot edit %s: %v", shown, err)
 	}
 	switch re.code {
+	case CodeTooLarge:
+		return failf(nameEdit, CodeTooLarge, "the edit would make %s %d bytes, over edit's limit of %s (tools.max_file_bytes); make a smaller change, or make it with a command through bash",
+			shown, re.size, byteSize(int64(re.limit)))
 	case CodeNotUnique:
 		return failf(nameEdit, CodeNotUnique, "old_string matches %d times in %s (lines %s); include more surrounding lines to make it unique, or set replace_all to true to change every occurrence",
 			len(re.matches), shown, lineList(re.matches, 10))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -153,5 +154,35 @@ func TestEditPresentsADiff(t *testing.T) {
 	}
 	if len(v.Locations) != 1 || v.Locations[0].Line != 2 {
 		t.Errorf("locations = %+v", v.Locations)
+	}
+}
+
+func TestEditRefusesFilesAndResultsOverTheLimit(t *testing.T) {
+	ws := workspace(t)
+	s := testSet(t, func(c *Config) { c.MaxFileBytes = 100 })
+	live := newLive(t, "s1", ws)
+	big := filepath.Join(ws, "big.txt")
+	writeFile(t, big, strings.Repeat("x", 101))
+	small := filepath.Join(ws, "small.txt")
+	writeFile(t, small, "a a a\n")
+	for _, name := range []string{"big.txt", "small.txt"} {
+		s.mustExec(t, mkCall(t, "read", live, ws, map[string]any{"file_path": name}))
+	}
+
+	_, err := s.exec(t, context.Background(), mkCall(t, "edit", live, ws, map[string]any{"file_path": "big.txt", "old_string": "x", "new_string": "y", "replace_all": true}))
+	wantCode(t, err, CodeTooLarge, "big.txt is larger than edit's limit of 100 bytes (tools.max_file_bytes)", "through bash")
+
+	// replace_all multiplies: 3 × 40 more bytes is over the limit.
+	_, err = s.exec(t, context.Background(), mkCall(t, "edit", live, ws, map[string]any{"file_path": "small.txt", "old_string": "a", "new_string": strings.Repeat("b", 41), "replace_all": true}))
+	wantCode(t, err, CodeTooLarge, "the edit would make small.txt 126 bytes, over edit's limit of 100 bytes")
+	for path, want := range map[string]string{big: strings.Repeat("x", 101), small: "a a a\n"} {
+		if got := readFile(t, path); got != want {
+			t.Errorf("%s changed by a refused edit: %q", path, got)
+		}
+	}
+	// Up to the limit is fine.
+	s.mustExec(t, mkCall(t, "edit", live, ws, map[string]any{"file_path": "small.txt", "old_string": "a", "new_string": strings.Repeat("b", 30), "replace_all": true}))
+	if got := readFile(t, small); len(got) != 93 {
+		t.Errorf("edit within the limit: %d bytes", len(got))
 	}
 }

@@ -26,6 +26,7 @@ const (
 	CodeStartFailed      = "START_FAILED"
 	CodeNoSession        = "NO_SESSION"
 	CodeOutsideWorkspace = "OUTSIDE_WORKSPACE"
+	CodeTooLarge         = "FILE_TOO_LARGE"
 )
 
 // failf returns a coded tool error; name identifies the tool family so the

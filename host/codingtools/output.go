@@ -7,28 +7,35 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
 	"syscall"
+	"time"
+
+	"github.com/seed-e9b4dba4/dsh/host/outputdir"
 )
 
 // outputStore holds full copies of truncated bash output: one private
 // directory (0700) per session below a base directory, created on first use
 // and reported to onSession, so that only that session reads its outputs
-// back without asking. Files are kept after the call: the model may read one
-// back long after, even after a resume.
+// back without asking. Files are kept after the call, as the model may read
+// one back long after, even after a resume, until the retention rule
+// removes them: it runs before each new file is created.
 type outputStore struct {
 	configured string
 	onSession  func(sessionID, dir string) (untrust func())
+	retention  outputdir.Retention
+	log        *slog.Logger
 
 	mu       sync.Mutex
 	base     string
 	sessions map[string]func() // session id -> untrust of its directory
 }
 
-func newOutputStore(dir string, onSession func(sessionID, dir string) func()) *outputStore {
-	return &outputStore{configured: dir, onSession: onSession, sessions: map[string]func(){}}
+func newOutputStore(dir string, onSession func(sessionID, dir string) func(), retention outputdir.Retention, log *slog.Logger) *outputStore {
+	return &outputStore{configured: dir, onSession: onSession, retention: retention, log: log, sessions: map[string]func(){}}
 }
 
 // sessionDirName names a session's directory without putting the id, which
@@ -38,18 +45,47 @@ func sessionDirName(sessionID string) string {
 	return "session-" + hex.EncodeToString(sum[:])[:12]
 }
 
-// create opens a new, exclusively created 0600 file for one call's output
-// in the session's directory.
+// create applies the retention rule, then opens a new, exclusively created
+// 0600 file for one call's output in the session's directory.
 func (o *outputStore) create(sessionID string) (*os.File, error) {
 	dir, err := o.sessionDir(sessionID)
 	if err != nil {
 		return nil, err
 	}
+	o.prune()
 	var b [6]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, err
 	}
-	return os.OpenFile(filepath.Join(dir, "bash-"+hex.EncodeToString(b[:])+".log"), os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	path := filepath.Join(dir, "bash-"+hex.EncodeToString(b[:])+".log")
+	open := func() (*os.File, error) {
+		return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	}
+	f, err := open()
+	if errors.Is(err, fs.ErrNotExist) {
+		// Another process's retention removed the directory, empty and
+		// old, since this one first made sure of it.
+		if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return nil, err
+		}
+		f, err = open()
+	}
+	return f, err
+}
+
+// prune applies the retention rule to the base directory. A failure costs
+// only disk space, so it is logged, never returned.
+func (o *outputStore) prune() {
+	o.mu.Lock()
+	base := o.base
+	o.mu.Unlock()
+	p, err := o.retention.Prune(base, time.Now())
+	if err != nil {
+		o.log.Warn("bash: cannot remove old saved output", "dir", base, "err", err)
+	}
+	if p.Files > 0 {
+		o.log.Debug("bash: removed old saved output", "dir", base, "files", p.Files, "bytes", p.Bytes, "kept_bytes", p.Kept)
+	}
 }
 
 func (o *outputStore) sessionDir(sessionID string) (string, error) {
@@ -88,7 +124,7 @@ func (o *outputStore) makeBase() (string, error) {
 		}
 		return abs, os.MkdirAll(abs, 0o700)
 	}
-	return os.MkdirTemp("", "dsh-bash-")
+	return outputdir.Default("bash-output")
 }
 
 // forget withdraws the session's read trust; its files stay.
@@ -116,30 +152,31 @@ func (o *outputStore) close() {
 // tailCollector receives a command's combined output. Up to limit bytes are
 // kept in memory; past that, everything goes to a file from the store and
 // only the last limit bytes stay in memory, because the end of the output is
-// where errors are.
+// where errors are. The file takes at most maxSaved bytes: after that it is
+// closed and the rest only passes through the tail, so a command printing
+// forever fills neither memory nor disk.
 type tailCollector struct {
-	limit   int
-	store   *outputStore
-	session string
+	limit    int
+	maxSaved int64
+	store    *outputStore
+	session  string
 
 	total   int64
 	buf     []byte // all output while total <= limit, afterwards the tail
 	file    *os.File
 	path    string
+	saved   int64 // bytes written to the file
+	full    bool  // the file reached maxSaved
 	fileErr error
 }
 
 func (c *tailCollector) Write(p []byte) (int, error) {
 	c.total += int64(len(p))
-	if c.file == nil && c.fileErr == nil && len(c.buf)+len(p) > c.limit {
+	if c.file == nil && c.path == "" && c.fileErr == nil && len(c.buf)+len(p) > c.limit {
 		c.spill()
 	}
 	if c.file != nil {
-		if _, err := c.file.Write(p); err != nil {
-			c.fileErr = fmt.Errorf("writing %s: %w", c.path, err)
-			c.file.Close()
-			c.file = nil
-		}
+		c.save(p)
 	}
 	c.buf = append(c.buf, p...)
 	if len(c.buf) > 2*c.limit {
@@ -156,9 +193,25 @@ func (c *tailCollector) spill() {
 		return
 	}
 	c.file, c.path = f, f.Name()
-	if _, err := f.Write(c.buf); err != nil {
+	c.save(c.buf)
+}
+
+// save appends p to the file, up to maxSaved, and closes the file when it is
+// full or failed.
+func (c *tailCollector) save(p []byte) {
+	room := c.maxSaved - c.saved
+	if int64(len(p)) > room {
+		p, c.full = p[:room], true
+	}
+	n, err := c.file.Write(p)
+	c.saved += int64(n)
+	if err != nil {
 		c.fileErr = fmt.Errorf("writing %s: %w", c.path, err)
-		f.Close()
+	}
+	if err != nil || c.full {
+		if err := c.file.Close(); err != nil && c.fileErr == nil {
+			c.fileErr = fmt.Errorf("closing %s: %w", c.path, err)
+		}
 		c.file = nil
 	}
 }
@@ -180,5 +233,17 @@ func (c *tailCollector) finish() (text []byte, dropped int64, note string) {
 	if c.fileErr != nil {
 		return tail, dropped, fmt.Sprintf("[output truncated: first %d bytes omitted; the full output could not be saved: %v]", dropped, c.fileErr)
 	}
+	if c.full {
+		return tail, dropped, fmt.Sprintf("[output truncated: first %d bytes omitted; only the first %s of the %d bytes were saved, to %s (tools.bash.saved_output.max_bytes), the command kept running]",
+			dropped, byteSize(c.maxSaved), c.total, c.path)
+	}
 	return tail, dropped, fmt.Sprintf("[output truncated: first %d bytes omitted; full output: %s]", dropped, c.path)
+}
+
+// byteSize names n in MiB when it is a whole number of them, else in bytes.
+func byteSize(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

@@ -65,7 +65,7 @@ func apply(h *host.Host, sec host.Section, opts PluginOptions) (host.Dispose, er
 		}
 		return nil
 	}
-	set, err := New(cfg, Options{HiddenEnv: opts.HiddenEnv, OnOutputDir: func(sessionID, dir string) func() {
+	set, err := New(cfg, Options{HiddenEnv: opts.HiddenEnv, Log: h.Logger(), OnOutputDir: func(sessionID, dir string) func() {
 		// The session reads its truncated output back from this directory;
 		// looked up now rather than at activation, whichever plugin came
 		// first.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"log/slog"
 	"os"
 	"syscall"
 
@@ -23,6 +24,9 @@ type Options struct {
 	// HiddenEnv names further variables bash commands never see, besides
 	// CredentialEnv: the composition passes the configured llm.api_key_env.
 	HiddenEnv []string
+	// Log receives what fails in the background (removing old saved
+	// output); nil discards it.
+	Log *slog.Logger
 }
 
 // Set is one activation's coding tools and the state they share.
@@ -45,10 +49,14 @@ func New(cfg Config, opts Options) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	return &Set{
 		cfg:     cfg,
 		files:   newFileTracker(),
-		outputs: newOutputStore(cfg.Bash.OutputDir, opts.OnOutputDir),
+		outputs: newOutputStore(cfg.Bash.OutputDir, opts.OnOutputDir, cfg.Bash.SavedOutput.retention(), log),
 		groups:  &procgroup.Tracker{},
 		env:     env,
 	}, nil

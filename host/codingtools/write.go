@@ -79,6 +79,10 @@ func (s *Set) write(ctx context.Context, call *tools.Call) (any, error) {
 		return nil, err
 	}
 	shown := display(call, abs)
+	if n := len(*a.Content); n > s.cfg.MaxFileBytes {
+		return nil, failf(nameWrite, CodeTooLarge, "content for %s is %d bytes, over write's limit of %s (tools.max_file_bytes); produce a file this large with a command through bash instead",
+			shown, n, byteSize(int64(s.cfg.MaxFileBytes)))
+	}
 	data := []byte(*a.Content)
 	verb := "Wrote"
 	var after Version

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -80,4 +81,16 @@ func TestWritePresentsADiff(t *testing.T) {
 	if v.Diff == nil || v.Diff.OldText == nil || *v.Diff.OldText != "old" {
 		t.Errorf("existing file diff = %+v", v.Diff)
 	}
+}
+
+func TestWriteRefusesContentOverTheLimit(t *testing.T) {
+	ws := workspace(t)
+	s := testSet(t, func(c *Config) { c.MaxFileBytes = 100 })
+	live := newLive(t, "s1", ws)
+	_, err := s.exec(t, context.Background(), mkCall(t, "write", live, ws, map[string]any{"file_path": "big.txt", "content": strings.Repeat("x", 101)}))
+	wantCode(t, err, CodeTooLarge, "content for big.txt is 101 bytes, over write's limit of 100 bytes (tools.max_file_bytes)")
+	if _, err := os.Lstat(filepath.Join(ws, "big.txt")); !os.IsNotExist(err) {
+		t.Errorf("a refused write created the file: %v", err)
+	}
+	s.mustExec(t, mkCall(t, "write", live, ws, map[string]any{"file_path": "big.txt", "content": strings.Repeat("x", 100)}))
 }

@@ -88,7 +88,7 @@ func TestDecodeDefaultsReadsTheEmbeddedFile(t *testing.T) {
 	if err := testSections[2].DecodeDefaults(&got); err != nil {
 		t.Fatal(err)
 	}
-	if want := (testSpillSection{MaxInlineBytes: 50000}); got != want {
+	if want := (testSpillSection{MaxInlineBytes: 50000, KeepDays: 7, KeepTotalBytes: 1 << 30}); got != want {
 		t.Errorf("defaults = %+v, want %+v", got, want)
 	}
 	type missing struct {

@@ -11,6 +11,8 @@ type spillSection struct {
 	Enabled        bool   `mapstructure:"enabled"`
 	MaxInlineBytes int64  `mapstructure:"max_inline_bytes"`
 	Root           string `mapstructure:"root"`
+	KeepDays       int    `mapstructure:"keep_days"`
+	KeepTotalBytes int64  `mapstructure:"keep_total_bytes"`
 }
 
 func TestSectionDecodesPluginSubtree(t *testing.T) {
@@ -24,7 +26,7 @@ func TestSectionDecodesPluginSubtree(t *testing.T) {
 	if err := c.Section("plugins.spill").Decode(&got); err != nil {
 		t.Fatal(err)
 	}
-	if want := (spillSection{Enabled: true, MaxInlineBytes: 800}); got != want {
+	if want := (spillSection{Enabled: true, MaxInlineBytes: 800, KeepDays: 7, KeepTotalBytes: 1 << 30}); got != want {
 		t.Errorf("decoded %+v, want %+v", got, want)
 	}
 }
@@ -33,11 +35,13 @@ func TestSectionDecodesNestedSections(t *testing.T) {
 	w := newWorld(t)
 	c := w.load(w.opts())
 	var tools struct {
-		Bash struct {
-			DefaultTimeoutMs int           `mapstructure:"default_timeout_ms"`
-			MaxTimeoutMs     int           `mapstructure:"max_timeout_ms"`
-			MaxOutputBytes   int           `mapstructure:"max_output_bytes"`
-			Env              BashEnvConfig `mapstructure:"env"`
+		MaxFileBytes int `mapstructure:"max_file_bytes"`
+		Bash         struct {
+			DefaultTimeoutMs int               `mapstructure:"default_timeout_ms"`
+			MaxTimeoutMs     int               `mapstructure:"max_timeout_ms"`
+			MaxOutputBytes   int               `mapstructure:"max_output_bytes"`
+			SavedOutput      SavedOutputConfig `mapstructure:"saved_output"`
+			Env              BashEnvConfig     `mapstructure:"env"`
 		} `mapstructure:"bash"`
 		Read   ReadConfig   `mapstructure:"read"`
 		Search SearchConfig `mapstructure:"search"`
@@ -45,7 +49,7 @@ func TestSectionDecodesNestedSections(t *testing.T) {
 	if err := c.Section("tools").Decode(&tools); err != nil {
 		t.Fatal(err)
 	}
-	if tools.Bash.MaxTimeoutMs != 600000 || tools.Read.DefaultLimit != 2000 || tools.Search.MaxResults != 200 {
+	if tools.Bash.MaxTimeoutMs != 600000 || tools.Bash.SavedOutput.MaxBytes != 100<<20 || tools.Read.DefaultLimit != 2000 || tools.Search.MaxResults != 200 {
 		t.Errorf("decoded %+v", tools)
 	}
 }
@@ -60,7 +64,7 @@ func TestSectionDecodeIsStrict(t *testing.T) {
 	}{
 		{"struct misses a key", "plugins.spill", &struct {
 			Enabled bool `mapstructure:"enabled"`
-		}{}, "invalid keys: max_inline_bytes, root"},
+		}{}, "invalid keys: keep_days, keep_total_bytes, max_inline_bytes, root"},
 		{"wrong field type", "plugins.timeout", &struct {
 			Enabled string `mapstructure:"enabled"`
 		}{}, "enabled"},

@@ -9,6 +9,8 @@ type testSpillSection struct {
 	Enabled        bool   `mapstructure:"enabled"`
 	MaxInlineBytes int    `mapstructure:"max_inline_bytes"`
 	Root           string `mapstructure:"root"`
+	KeepDays       int    `mapstructure:"keep_days"`
+	KeepTotalBytes int    `mapstructure:"keep_total_bytes"`
 }
 
 type testTimeoutSection struct {
@@ -27,7 +29,11 @@ var testSections = []Schema{
 		"search_timeout_ms":  IntIn(1, MaxTimerMs),
 	}),
 	SchemaOf[testTimeoutSection]("plugins.timeout", nil),
-	SchemaOf[testSpillSection]("plugins.spill", map[string]Rule{"max_inline_bytes": IntAtLeast(0)}, "root"),
+	SchemaOf[testSpillSection]("plugins.spill", map[string]Rule{
+		"max_inline_bytes": IntAtLeast(0),
+		"keep_days":        IntAtLeast(1),
+		"keep_total_bytes": IntAtLeast(1),
+	}, "root"),
 }
 
 // testTree is the key tree of a Load with testSections.

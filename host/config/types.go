@@ -87,17 +87,26 @@ type PermissionsConfig struct {
 
 // ToolsConfig is the tools section.
 type ToolsConfig struct {
-	Bash   BashConfig   `mapstructure:"bash"`
-	Read   ReadConfig   `mapstructure:"read"`
-	Search SearchConfig `mapstructure:"search"`
+	MaxFileBytes int          `mapstructure:"max_file_bytes"`
+	Bash         BashConfig   `mapstructure:"bash"`
+	Read         ReadConfig   `mapstructure:"read"`
+	Search       SearchConfig `mapstructure:"search"`
 }
 
 // BashConfig is tools.bash.
 type BashConfig struct {
-	DefaultTimeoutMs int           `mapstructure:"default_timeout_ms"`
-	MaxTimeoutMs     int           `mapstructure:"max_timeout_ms"`
-	MaxOutputBytes   int           `mapstructure:"max_output_bytes"`
-	Env              BashEnvConfig `mapstructure:"env"`
+	DefaultTimeoutMs int               `mapstructure:"default_timeout_ms"`
+	MaxTimeoutMs     int               `mapstructure:"max_timeout_ms"`
+	MaxOutputBytes   int               `mapstructure:"max_output_bytes"`
+	SavedOutput      SavedOutputConfig `mapstructure:"saved_output"`
+	Env              BashEnvConfig     `mapstructure:"env"`
+}
+
+// SavedOutputConfig is tools.bash.saved_output.
+type SavedOutputConfig struct {
+	MaxBytes       int `mapstructure:"max_bytes"`
+	KeepDays       int `mapstructure:"keep_days"`
+	KeepTotalBytes int `mapstructure:"keep_total_bytes"`
 }
 
 // BashEnvConfig is tools.bash.env.

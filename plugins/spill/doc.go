@@ -14,7 +14,8 @@
 // success into an error or hides content. The local store writes under one
 // root, in a per-session 0700 directory, with exclusive 0600 creates that
 // never follow a symbolic link, and file names that no tool name can turn
-// into a path.
+// into a path; before each save it applies the retention rule bash's saved
+// output follows (outputdir.Retention: keep_days, keep_total_bytes).
 //
 // Compositions mount the plugin when plugins.spill.enabled is set; it
 // depends on host packages only. Its section is declared once, as

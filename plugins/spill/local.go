@@ -8,19 +8,29 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/seed-e9b4dba4/dsh/host/outputdir"
 )
 
 // LocalOptions configures a LocalStore.
 type LocalOptions struct {
 	// Root is the directory holding spilled results; a relative path is made
-	// absolute. Empty means a private directory (0700) created under the
-	// system temp dir on the first save.
+	// absolute. Empty means this user's private directory under the system
+	// temp dir, shared by every dsh process (outputdir.Default), created on
+	// the first save.
 	Root string
+	// Retention removes old spilled files before each save; the zero value
+	// keeps everything.
+	Retention outputdir.Retention
+	// Log receives retention failures; nil discards them.
+	Log *slog.Logger
 	// Random supplies the file name nonces; nil means crypto/rand. Snapshot
 	// tests pass a deterministic reader.
 	Random io.Reader
@@ -33,13 +43,17 @@ type LocalOptions struct {
 }
 
 // LocalStore writes spilled results to files: <root>/session-<first 12 hex
-// of sha256(session id)>/<12 random hex>-<SafeName(suggested name)>. It
-// never removes what it wrote: a locator may sit in a session log for as
-// long as the log exists.
+// of sha256(session id)>/<12 random hex>-<SafeName(suggested name)>. Before
+// each save it applies its retention rule to the root (the one bash's saved
+// output follows), so what it wrote stays until it is old or the root is
+// over its size; a locator in an older session log may then name a file
+// that is gone.
 type LocalStore struct {
 	root      string
 	random    io.Reader
 	onSession func(sessionID, dir string) func()
+	retention outputdir.Retention
+	log       *slog.Logger
 
 	mu       sync.Mutex
 	tmpRoot  string
@@ -50,9 +64,12 @@ var _ Store = (*LocalStore)(nil)
 
 // NewLocalStore returns a store; it touches the file system only on save.
 func NewLocalStore(opts LocalOptions) (*LocalStore, error) {
-	s := &LocalStore{random: opts.Random, onSession: opts.OnSessionDir, sessions: map[string]func(){}}
+	s := &LocalStore{random: opts.Random, onSession: opts.OnSessionDir, retention: opts.Retention, log: opts.Log, sessions: map[string]func(){}}
 	if s.random == nil {
 		s.random = rand.Reader
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
 	}
 	if opts.Root != "" {
 		abs, err := filepath.Abs(opts.Root)
@@ -77,6 +94,7 @@ func (s *LocalStore) SaveText(ctx context.Context, req SaveRequest) (Ref, error)
 	if err != nil {
 		return Ref{}, err
 	}
+	s.prune(root)
 	dir := sessionDirName(req.SessionID)
 	var nonce [6]byte
 	s.mu.Lock()
@@ -143,8 +161,19 @@ func (s *LocalStore) Close() {
 	}
 }
 
-// makeRoot creates the configured root, or once per store a private
-// temporary one.
+// prune applies the retention rule; a failure costs only disk space, so it
+// is logged, never returned.
+func (s *LocalStore) prune(root string) {
+	p, err := s.retention.Prune(root, time.Now())
+	if err != nil {
+		s.log.Warn("spill: cannot remove old spilled results", "dir", root, "err", err)
+	}
+	if p.Files > 0 {
+		s.log.Debug("spill: removed old spilled results", "dir", root, "files", p.Files, "bytes", p.Bytes, "kept_bytes", p.Kept)
+	}
+}
+
+// makeRoot creates the configured root, or finds the shared private one.
 func (s *LocalStore) makeRoot() (string, error) {
 	if s.root != "" {
 		if err := os.MkdirAll(s.root, 0o700); err != nil {
@@ -155,9 +184,9 @@ func (s *LocalStore) makeRoot() (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.tmpRoot == "" {
-		dir, err := os.MkdirTemp("", "dsh-spill-")
+		dir, err := outputdir.Default("spill")
 		if err != nil {
-			return "", fmt.Errorf("create private spill directory: %w; set plugins.spill.root", err)
+			return "", fmt.Errorf("private spill directory: %w; or set plugins.spill.root", err)
 		}
 		s.tmpRoot = dir
 	}

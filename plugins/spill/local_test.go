@@ -8,8 +8,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/seed-e9b4dba4/dsh/host/outputdir"
 )
 
 // fixedNonce makes the store's random file prefix predictable, so a test
@@ -110,10 +114,11 @@ func TestLocalStoreCreatesAPrivateTemporaryRootLazily(t *testing.T) {
 		t.Fatal(err)
 	}
 	entries, _ := os.ReadDir(tmp)
-	if len(entries) != 1 || !strings.HasPrefix(entries[0].Name(), "dsh-spill-") {
-		t.Fatalf("temp dir holds %v, want one dsh-spill-* root", entries)
+	private := "dsh-" + strconv.Itoa(os.Getuid())
+	if len(entries) != 1 || entries[0].Name() != private {
+		t.Fatalf("temp dir holds %v, want only the user's private %s", entries, private)
 	}
-	root := filepath.Join(tmp, entries[0].Name())
+	root := filepath.Join(tmp, private, "spill")
 	assertMode(t, root, fs.ModeDir|0o700)
 	if filepath.Dir(a.Locator) != sessionDir(root, "s") || filepath.Dir(b.Locator) != filepath.Dir(a.Locator) {
 		t.Errorf("locators %s, %s are not in %s", a.Locator, b.Locator, sessionDir(root, "s"))
@@ -272,5 +277,46 @@ func mustSymlink(t *testing.T, target, link string) {
 	t.Helper()
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestLocalStoreRemovesOldResultsBeforeSaving(t *testing.T) {
+	root := t.TempDir()
+	s := newStore(t, LocalOptions{Root: root, Retention: outputdir.Retention{MaxAge: 24 * time.Hour, MaxBytes: 10}})
+	old, err := save(s, "s", "old.txt", "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := time.Now().Add(-48 * time.Hour)
+	if err := os.Chtimes(old.Locator, long, long); err != nil {
+		t.Fatal(err)
+	}
+	kept, err := save(s, "s", "kept.txt", "0123456789")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old.Locator); !os.IsNotExist(err) {
+		t.Errorf("a two-day-old result survived keep 1 day: %v", err)
+	}
+	// Over the size, the oldest goes at the next save.
+	minute := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(kept.Locator, minute, minute); err != nil {
+		t.Fatal(err)
+	}
+	newer, err := save(s, "s", "new.txt", "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(kept.Locator); err != nil {
+		t.Fatalf("10 bytes fit keep_total_bytes 10, yet: %v", err)
+	}
+	if _, err := save(s, "s", "last.txt", "y"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(kept.Locator); !os.IsNotExist(err) {
+		t.Errorf("11 bytes kept under keep_total_bytes 10: the oldest is still there (%v)", err)
+	}
+	if _, err := os.Stat(newer.Locator); err != nil {
+		t.Errorf("a newer result was removed: %v", err)
 	}
 }

@@ -3,8 +3,11 @@ package spill
 import (
 	"io"
 
+	"time"
+
 	"github.com/seed-e9b4dba4/dsh/host"
 	"github.com/seed-e9b4dba4/dsh/host/config"
+	"github.com/seed-e9b4dba4/dsh/host/outputdir"
 	"github.com/seed-e9b4dba4/dsh/host/permissions"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
@@ -18,17 +21,23 @@ const SectionPath = "plugins.spill"
 
 // Config is the plugins.spill section, declared to host/config by
 // ConfigSchema, which checks its values in every layer. Enabled is the
-// composition's switch for mounting the plugin.
+// composition's switch for mounting the plugin. KeepDays and
+// KeepTotalBytes are the retention of spilled files (outputdir.Retention).
 type Config struct {
 	Enabled        bool   `mapstructure:"enabled"`
 	MaxInlineBytes int    `mapstructure:"max_inline_bytes"`
 	Root           string `mapstructure:"root"`
+	KeepDays       int    `mapstructure:"keep_days"`
+	KeepTotalBytes int    `mapstructure:"keep_total_bytes"`
 }
 
-// ConfigSchema declares plugins.spill: a cap of at least 0 bytes and a root
-// resolved like every config path.
+// ConfigSchema declares plugins.spill: a cap of at least 0 bytes, a
+// retention of at least a day and a byte, and a root resolved like every
+// config path.
 var ConfigSchema = config.SchemaOf[Config](SectionPath, map[string]config.Rule{
 	"max_inline_bytes": config.IntAtLeast(0),
+	"keep_days":        config.IntAtLeast(1),
+	"keep_total_bytes": config.IntAtLeast(1),
 }, "root")
 
 // Options are the plugin's inputs that are not config.
@@ -78,7 +87,8 @@ func apply(h *host.Host, sec host.Section, opts Options) (host.Dispose, error) {
 		}
 		return func() {}
 	}
-	store, err := NewLocalStore(LocalOptions{Root: cfg.Root, Random: opts.Random, OnSessionDir: trust})
+	retention := outputdir.Retention{MaxAge: time.Duration(cfg.KeepDays) * 24 * time.Hour, MaxBytes: int64(cfg.KeepTotalBytes)}
+	store, err := NewLocalStore(LocalOptions{Root: cfg.Root, Random: opts.Random, OnSessionDir: trust, Retention: retention, Log: log})
 	if err != nil {
 		return nil, err
 	}
