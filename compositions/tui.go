@@ -3,6 +3,7 @@ package compositions
 import (
 	"context"
 	"errors"
+	"path/filepath"
 
 	"github.com/gdamore/tcell/v2"
 
@@ -48,6 +49,7 @@ func RunTUI(ctx context.Context, r *Runtime, o TUIOptions) (tui.Result, error) {
 			Mouse:              r.Config.TUI.Mouse,
 		},
 		Cwd:           o.Cwd,
+		PromptHistory: filepath.Join(r.Config.Home, "prompt-history.jsonl"),
 		Resume:        o.Resume,
 		PickSession:   o.PickSession,
 		Version:       o.Version,

@@ -64,8 +64,12 @@ type ui struct {
 	blank   *transcript // shown while no session is open
 	opening string      // what is being opened, "" when nothing
 
-	history  []string
-	histPos  int
+	history []string
+	histPos int
+	// prompts is the history file; recalled what it held for this
+	// workspace when the UI started, plus every line sent since.
+	prompts  *promptHistory
+	recalled []string
 	draft    string
 	ctrlC    bool
 	flash    []span // a transient hint, cleared by the next key
@@ -102,6 +106,9 @@ func runUI(ctx context.Context, opts Options, ready func(*ui)) (Result, error) {
 	}
 	u := newUI(opts)
 	defer u.cancel()
+	if u.recalled, err = u.prompts.recall(opts.Cwd); err != nil {
+		opts.Log.Warn("the prompt history could not be read", "file", opts.PromptHistory, "err", err)
+	}
 	u.attach(first)
 	defer u.watchMCP()()
 	if opts.Warning != "" {
@@ -137,6 +144,7 @@ func newUI(opts Options) *ui {
 		post:    newPoster(),
 		quit:    make(chan struct{}),
 		focusOf: map[string]tview.Primitive{},
+		prompts: &promptHistory{path: opts.PromptHistory},
 		onClose: map[string][]func(){},
 		mode:    viewMode{showReasoning: opts.Config.ShowReasoning, maxToolLines: opts.Config.MaxToolOutputLines},
 	}

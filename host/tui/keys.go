@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -150,6 +151,7 @@ func (u *ui) submit() {
 	u.input.SetText("", false)
 	if len(u.history) == 0 || u.history[len(u.history)-1] != text {
 		u.history = append(u.history, text)
+		u.remember(text)
 	}
 	u.histPos, u.draft = len(u.history), ""
 	trimmed := strings.TrimSpace(text)
@@ -264,4 +266,15 @@ func (u *ui) complete() bool {
 	}
 	u.input.SetText("/"+prefix, true)
 	return true
+}
+
+// remember keeps a sent line for later runs, off the UI goroutine.
+func (u *ui) remember(text string) {
+	u.recalled = append(u.recalled, text)
+	u.prompts.enqueue(u.opts.Cwd, text)
+	u.goBackground(func(context.Context) {
+		if err := u.prompts.flush(); err != nil {
+			u.opts.Log.Warn("the prompt history could not be written", "file", u.opts.PromptHistory, "err", err)
+		}
+	})
 }

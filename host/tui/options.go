@@ -82,6 +82,9 @@ type Options struct {
 	Resume string
 	// PickSession opens the /resume picker as soon as the UI starts.
 	PickSession bool
+	// PromptHistory is the file that keeps the prompts sent (Up recalls
+	// them in a later run, per workspace); "" keeps them for this run only.
+	PromptHistory string
 	// Version is shown in /help.
 	Version string
 	// Warning, when set, is shown as an error notice as soon as the UI

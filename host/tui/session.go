@@ -87,7 +87,7 @@ func (u *ui) attach(a *agent.Agent) {
 	b.running = a.Status() == agent.StatusRunning
 	u.cur = b
 	u.view.setTranscript(b.t)
-	u.history = append(u.history[:0:0], b.t.prompts...)
+	u.history = historyOf(u.recalled, b.t.prompts)
 	u.histPos = len(u.history)
 	u.setWindowTitle()
 }
@@ -312,4 +312,21 @@ func (u *ui) workspaceOf(h session.Header) string {
 		return filepath.Clean(c)
 	}
 	return u.opts.Cwd
+}
+
+// historyOf is what Up walks through: the lines sent in this workspace
+// (in earlier runs and this one), then the session's own prompts that were
+// not among them (a session resumed from elsewhere).
+func historyOf(recalled, prompts []string) []string {
+	out := append([]string(nil), recalled...)
+	seen := make(map[string]bool, len(recalled))
+	for _, r := range recalled {
+		seen[r] = true
+	}
+	for _, p := range prompts {
+		if !seen[p] {
+			out = append(out, p)
+		}
+	}
+	return out
 }

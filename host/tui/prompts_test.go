@@ -1,0 +1,93 @@
+package tui
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+func TestUpRecallsPromptsSentInAnEarlierRunInThisWorkspace(t *testing.T) {
+	b := newBackend(t, newScripted(textReply("", "One."), textReply("", "Two.")))
+	file := filepath.Join(t.TempDir(), "home", "prompt-history.jsonl")
+	withHistory := func(o *Options) { o.PromptHistory = file }
+
+	d := startUI(t, b, withHistory)
+	d.submit("first prompt")
+	d.waitText("One.", "○ ready")
+	d.submit("second prompt")
+	d.waitText("Two.", "○ ready")
+	if out := d.exit(); out.err != nil {
+		t.Fatal(out.err)
+	}
+	if st, err := os.Stat(file); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("the history file is not private: %v %v", st, err)
+	}
+
+	// Another workspace's prompt is not offered here.
+	other := &promptHistory{path: file}
+	other.enqueue("/elsewhere", "a prompt of another workspace")
+	if err := other.flush(); err != nil {
+		t.Fatal(err)
+	}
+
+	d2 := startUI(t, b, withHistory)
+	d2.key(tcell.KeyUp)
+	d2.waitFor("the last prompt in the input", func(s string) bool { return strings.Contains(row(s, -2), "second prompt") })
+	d2.key(tcell.KeyUp)
+	d2.waitFor("the one before", func(s string) bool { return strings.Contains(row(s, -2), "first prompt") })
+	d2.key(tcell.KeyUp)
+	screen := d2.waitFor("the oldest stays", func(s string) bool { return strings.Contains(row(s, -2), "first prompt") })
+	if strings.Contains(screen, "another workspace") {
+		t.Errorf("a prompt of another workspace was recalled:\n%s", screen)
+	}
+}
+
+func TestThePromptHistoryStaysBounded(t *testing.T) {
+	h := &promptHistory{path: filepath.Join(t.TempDir(), "prompt-history.jsonl")}
+	h.enqueue("/w", strings.Repeat("x", maxPromptBytes+1)) // too long to keep
+	long := strings.Repeat("y", 4000)
+	for i := range 600 {
+		h.enqueue("/w", fmt.Sprintf("%04d %s", i, long))
+		if err := h.flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := os.Stat(h.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() > maxHistoryBytes+int64(len(long))+100 {
+		t.Errorf("the file grew to %d bytes", st.Size())
+	}
+	got, err := h.recall("/w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) == 0 || !strings.HasPrefix(got[len(got)-1], "0599 ") {
+		t.Fatalf("the newest prompt is not kept (%d recalled)", len(got))
+	}
+	for _, p := range got {
+		if strings.HasPrefix(p, "xxx") {
+			t.Errorf("a prompt over %d bytes was kept", maxPromptBytes)
+		}
+	}
+
+	// A damaged line costs only itself.
+	f, err := os.OpenFile(h.path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("{not json\n")
+	f.Close()
+	h.enqueue("/w", "after the damage")
+	if err := h.flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := h.recall("/w"); err != nil || got[len(got)-1] != "after the damage" {
+		t.Errorf("recall after a damaged line = %v, %v", len(got), err)
+	}
+}
