@@ -34,7 +34,8 @@ const (
 	// terminalCallTimeout bounds each terminal request but the wait.
 	terminalCallTimeout = 30 * time.Second
 	// terminalKillGrace is how long a killed command may take to exit
-	// before dsh stops waiting and releases the terminal.
+	// before dsh stops waiting and releases the terminal, and the bound
+	// of each request from the kill on (and of each poll).
 	terminalKillGrace = 5 * time.Second
 )
 
@@ -78,8 +79,11 @@ func (r *clientTerminals) Run(ctx context.Context, c codingtools.Command, out io
 	}
 	id := created.TerminalId
 	ref := sdk.TerminalOutputRequest{SessionId: sdk.SessionId(r.session), TerminalId: id}
+	// After a kill, the client gets less time for each request, so a
+	// stalled one cannot hold up a cancelled turn for long.
+	after := terminalCallTimeout
 	defer func() {
-		_, _ = withTimeout(calls, terminalCallTimeout, func(ctx context.Context) (sdk.ReleaseTerminalResponse, error) {
+		_, _ = withTimeout(calls, after, func(ctx context.Context) (sdk.ReleaseTerminalResponse, error) {
 			return r.conn.ReleaseTerminal(ctx, sdk.ReleaseTerminalRequest{SessionId: ref.SessionId, TerminalId: id})
 		})
 	}()
@@ -119,7 +123,9 @@ loop:
 			exited <- e // put back for the deferred drain
 			break loop
 		case <-ticker.C:
-			if o, err := r.output(calls, ref); err == nil {
+			// Bounded by the call's context: a cancel does not wait for
+			// a slow poll's answer.
+			if o, err := r.output(ctx, ref, terminalKillGrace); err == nil {
 				follow.update(o.Output, o.Truncated)
 			}
 		case <-timer.C:
@@ -131,7 +137,8 @@ loop:
 		}
 	}
 	if exit == nil {
-		_, _ = withTimeout(calls, terminalCallTimeout, func(ctx context.Context) (sdk.KillTerminalResponse, error) {
+		after = terminalKillGrace
+		_, _ = withTimeout(calls, after, func(ctx context.Context) (sdk.KillTerminalResponse, error) {
 			return r.conn.KillTerminal(ctx, sdk.KillTerminalRequest{SessionId: ref.SessionId, TerminalId: id})
 		})
 		grace := time.NewTimer(terminalKillGrace)
@@ -143,7 +150,7 @@ loop:
 		}
 		grace.Stop()
 	}
-	o, err := r.output(calls, ref)
+	o, err := r.output(calls, ref, after)
 	if err == nil {
 		follow.update(o.Output, o.Truncated)
 	}
@@ -162,8 +169,8 @@ loop:
 	return res, nil
 }
 
-func (r *clientTerminals) output(ctx context.Context, ref sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
-	return withTimeout(ctx, terminalCallTimeout, func(ctx context.Context) (sdk.TerminalOutputResponse, error) {
+func (r *clientTerminals) output(ctx context.Context, ref sdk.TerminalOutputRequest, within time.Duration) (sdk.TerminalOutputResponse, error) {
+	return withTimeout(ctx, within, func(ctx context.Context) (sdk.TerminalOutputResponse, error) {
 		return r.conn.TerminalOutput(ctx, ref)
 	})
 }
