@@ -334,7 +334,9 @@ func TestEditorFilesFallBackAndNoticeChanges(t *testing.T) {
 	}
 }
 
-var editorTerminal = sdk.ClientCapabilities{Terminal: true}
+// editorTerminal also asks for Zed's display-only terminal, which a client
+// with real terminals never gets.
+var editorTerminal = sdk.ClientCapabilities{Terminal: true, Meta: map[string]any{"terminal_output": true}}
 
 // bash runs in the editor's terminal: create, the card embeds the
 // terminal, output is polled while it runs, wait for the exit, release.
@@ -391,12 +393,15 @@ func TestCommandsRunInTheEditorsTerminal(t *testing.T) {
 		t.Errorf("terminal requests = %q, want create, wait and output, release, no kill", termLog)
 	}
 	wire := h.wire.String()
-	ref := `"content":[{"terminalId":"` + ft.id + `","type":"terminal"}]`
+	ref := `"content":[{"terminalId":"` + ft.id + `","type":"terminal"}`
 	if strings.Count(wire, ref) < 2 {
 		t.Errorf("the card does not embed terminal %s while running and at the end", ft.id)
 	}
-	if strings.Contains(wire, "```console") {
-		t.Error("the card got the output as text besides the terminal")
+	if !strings.Contains(wire, ref+`,{"content":{"text":"[exit code: 3]","type":"text"},"type":"content"}]`) {
+		t.Error("the final card does not say how the command ended")
+	}
+	if strings.Contains(wire, "```console") || strings.Contains(wire, "terminal_info") || strings.Contains(wire, "terminal_output") {
+		t.Error("the card got the output as text or through _meta besides the terminal")
 	}
 	statuses := statusesOf(h.c.take(), "call_1")
 	if !slices.Equal(statuses, []string{"pending", "in_progress", "completed"}) {
@@ -458,6 +463,9 @@ func TestTimeoutKillsTheEditorsTerminal(t *testing.T) {
 	text, _ := lastResult(t, w, id)
 	if text != "started\n[timed out after 50ms]" {
 		t.Errorf("result = %q", text)
+	}
+	if !strings.Contains(h.wire.String(), `{"content":{"text":"[timed out after 50ms]","type":"text"},"type":"content"}`) {
+		t.Error("the card does not say the command timed out")
 	}
 	_, termLog := ed.logs()
 	kill, release := slices.Index(termLog, "kill"), slices.Index(termLog, "release")

@@ -331,8 +331,12 @@ func (t *translator) toolResult(e session.Event, live bool) []sdk.SessionUpdate 
 	u := sdk.SessionToolCallUpdate{ToolCallId: sdk.ToolCallId(id), Status: &status}
 	switch {
 	case known && oc.clientTerminal != "" && !strings.HasPrefix(text, "Error: "):
-		// The client keeps showing the released terminal's output.
+		// The client keeps showing the released terminal's output; how
+		// the command ended follows it unless it simply succeeded.
 		u.Content = []sdk.ToolCallContent{sdk.ToolTerminalRef(oc.clientTerminal)}
+		if end := strings.Join(markerRE.FindAllString(text, -1), "\n"); end != "" && end != "[exit code: 0]" {
+			u.Content = append(u.Content, sdk.ToolContent(sdk.TextBlock(end)))
+		}
 	case diff != nil:
 		u.Content = []sdk.ToolCallContent{shownDiff(diff)}
 	case text != "":
