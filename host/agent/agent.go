@@ -126,10 +126,13 @@ type Agent struct {
 	act      *activity
 	nextTurn []session.Message
 	nextStep []session.Message
-	idle     chan struct{} // closed while phase == phaseIdle
-	model    string
-	effort   string
-	closed   bool
+	// retry asks for a turn that sends the conversation again without a
+	// new message (Retry).
+	retryTurn bool
+	idle      chan struct{} // closed while phase == phaseIdle
+	model     string
+	effort    string
+	closed    bool
 
 	statusObs  hook.Observers[Status]
 	published  Status
@@ -397,6 +400,45 @@ func (a *Agent) Followup(msg session.Message) { a.send(msg, false) }
 // on even if it was about to end); on an idle agent it opens a turn.
 func (a *Agent) Steer(msg session.Message) { a.send(msg, true) }
 
+// Retry runs a new turn on the conversation as it is, without a new
+// message, after a turn that failed (a provider outage, a timeout): the
+// model sees the failed turn's prompt once, not twice as it would if the
+// user sent it again. It returns ErrNothingToRetry unless the last logged
+// turn ended in an error, and ErrRunning while a turn or a compaction runs.
+func (a *Agent) Retry() error {
+	a.mu.Lock()
+	switch {
+	case a.closed:
+		a.mu.Unlock()
+		return ErrClosed
+	case a.phase != phaseIdle:
+		a.mu.Unlock()
+		return ErrRunning
+	case !a.lastTurnFailed():
+		a.mu.Unlock()
+		return ErrNothingToRetry
+	}
+	a.retryTurn = true
+	a.run()
+	a.mu.Unlock()
+	a.publishStatus()
+	return nil
+}
+
+// lastTurnFailed reports whether the log's last turn ended in an error.
+func (a *Agent) lastTurnFailed() bool {
+	n := a.live.Len()
+	events := a.live.Events(max(0, n-64))
+	for i := len(events) - 1; i >= 0; i-- {
+		if events[i].Type != session.TypeTurnEnd {
+			continue
+		}
+		var d session.TurnEnd
+		return events[i].DecodeData(&d) == nil && d.Reason.Kind == session.EndError
+	}
+	return false
+}
+
 func (a *Agent) send(msg session.Message, nextStep bool) {
 	a.mu.Lock()
 	if a.closed {
@@ -447,7 +489,7 @@ func (a *Agent) Cancel(cause session.CancelCause, opts ...CancelOption) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if !o.keepQueued {
-		a.nextTurn, a.nextStep = nil, nil
+		a.nextTurn, a.nextStep, a.retryTurn = nil, nil, false
 		if a.act != nil {
 			a.act.latched = false
 		}
@@ -482,7 +524,7 @@ func (a *Agent) Close() error {
 	a.closeOnce.Do(func() {
 		a.mu.Lock()
 		a.closed = true
-		a.nextTurn, a.nextStep = nil, nil
+		a.nextTurn, a.nextStep, a.retryTurn = nil, nil, false
 		if a.act != nil {
 			a.act.aborted, a.act.latched = true, false
 			a.act.cancel(&cancelError{session.CancelCause{Kind: CauseDisposed}})

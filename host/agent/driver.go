@@ -118,7 +118,7 @@ func (a *Agent) stop() {
 }
 
 // pending reports queued work; the caller holds a.mu.
-func (a *Agent) pending() bool { return len(a.nextTurn) > 0 || len(a.nextStep) > 0 }
+func (a *Agent) pending() bool { return len(a.nextTurn) > 0 || len(a.nextStep) > 0 || a.retryTurn }
 
 // publishStatus notifies observers until the last published status is the
 // current one. Only one goroutine publishes at a time; a change made while it

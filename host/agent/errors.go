@@ -30,6 +30,11 @@ var (
 	// conversation can be summarized without splitting a tool call from its
 	// result.
 	ErrNothingToCompact = errors.New("nothing to compact: the conversation is too short")
+	// ErrNothingToRetry is returned by Retry when the last turn did not
+	// fail.
+	ErrNothingToRetry = errors.New("nothing to retry: the last turn did not fail")
+	// ErrRunning is returned by Retry while a turn or a compaction runs.
+	ErrRunning = errors.New("a turn is running: wait for it to finish or cancel it first")
 )
 
 // CompactionError reports a compaction attempt that was logged (compaction/start

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -147,6 +148,51 @@ func TestStreamWithoutFinishIsClosedAsStreamClosed(t *testing.T) {
 	}
 	if r := lastTurnEnd(t, h.events()); r.Kind != session.EndError || r.Error.Code != llm.CodeStreamClosed {
 		t.Errorf("turn/end = %+v", r)
+	}
+	h.checkLog()
+}
+
+func TestRetryRunsAFailedTurnAgainWithoutRepeatingItsPrompt(t *testing.T) {
+	p := newFakeProvider(t, failWith(&llm.Error{Failure: session.Failure{Code: llm.CodeAuth, Message: "invalid api key"}}), textReply("recovered"))
+	h := newHarness(t, p)
+	if err := h.agent.Retry(); !errors.Is(err, ErrNothingToRetry) {
+		t.Errorf("Retry before any turn = %v", err)
+	}
+	h.prompt("fix the bug")
+	if r := lastTurnEnd(t, h.events()); r.Kind != session.EndError {
+		t.Fatalf("the first turn did not fail: %+v", r)
+	}
+	if err := h.agent.Retry(); err != nil {
+		t.Fatal(err)
+	}
+	h.idle()
+	ev := h.events()
+	if r := lastTurnEnd(t, ev); r.Kind != session.EndCompleted {
+		t.Fatalf("the retried turn = %+v\n%s", r, dump(ev))
+	}
+	if n := len(ofType(ev, session.TypeUserMessage)); n != 1 {
+		t.Errorf("%d user messages after the retry, want the prompt once\n%s", n, dump(ev))
+	}
+	reqs := p.requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	count := func(req llm.Request) int {
+		n := 0
+		for _, m := range req.Messages {
+			for _, b := range m.Content {
+				if b.Type == session.BlockText && b.Text == "fix the bug" {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	if count(reqs[0]) != 1 || count(reqs[1]) != 1 {
+		t.Errorf("the prompt was sent %d then %d times", count(reqs[0]), count(reqs[1]))
+	}
+	if err := h.agent.Retry(); !errors.Is(err, ErrNothingToRetry) {
+		t.Errorf("Retry after a completed turn = %v", err)
 	}
 	h.checkLog()
 }

@@ -32,7 +32,7 @@ func (a *Agent) turn(ctx context.Context) {
 		a.log.Error("turn not started: the session log could not be written", "turn", n, "err", err)
 		failure := writeError(err).failure
 		a.mu.Lock()
-		a.nextTurn, a.nextStep = nil, nil
+		a.nextTurn, a.nextStep, a.retryTurn = nil, nil, false
 		a.unlogged = &session.TurnEndReason{Kind: session.EndError, Error: &failure}
 		a.mu.Unlock()
 		return
@@ -71,7 +71,7 @@ func (a *Agent) runTurn(ctx context.Context, n int) session.TurnEndReason {
 		if a.opts.ToolsReady != nil {
 			a.opts.ToolsReady(ctx)
 		}
-		claimed := a.claim(stepsOnly)
+		claimed, retry := a.claim(stepsOnly)
 		plan, err := a.assemble()
 		if err != nil {
 			return a.endReason(ctx, err)
@@ -83,7 +83,7 @@ func (a *Agent) runTurn(ctx context.Context, n int) session.TurnEndReason {
 		if ends != nil && len(msgs) == 0 {
 			break
 		}
-		if step == 0 && len(msgs) == 0 {
+		if step == 0 && len(msgs) == 0 && !retry {
 			// A wake whose message went away owns the turn but spends no
 			// model call.
 			return session.TurnEndReason{Kind: session.EndCompleted}
@@ -140,16 +140,22 @@ func (a *Agent) endReason(ctx context.Context, err error) session.TurnEndReason 
 
 // claim takes the messages entering the next step: all steering, then (at a
 // turn's first step) one queued prompt.
-func (a *Agent) claim(stepsOnly bool) []session.Message {
+// claim takes the messages the next step enters; retry reports a turn
+// opened by Retry, which makes its model call without a new message.
+func (a *Agent) claim(stepsOnly bool) (claimed []session.Message, retry bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	claimed := a.nextStep
+	claimed = a.nextStep
 	a.nextStep = nil
+	if !stepsOnly && a.retryTurn {
+		a.retryTurn = false
+		return claimed, true
+	}
 	if !stepsOnly && len(a.nextTurn) > 0 {
 		claimed = append(claimed, a.nextTurn[0])
 		a.nextTurn = a.nextTurn[1:]
 	}
-	return claimed
+	return claimed, false
 }
 
 func (a *Agent) hasSteering() bool {

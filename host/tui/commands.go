@@ -26,6 +26,7 @@ func commandList() []command {
 		{"search", "<query>", "full-text search over past sessions", (*ui).searchCommand},
 		{"fork", "", "continue in a new session seeded with this one", func(u *ui, _ string) { u.fork() }},
 		{"compact", "", "summarize older history to free context", func(u *ui, _ string) { u.compact() }},
+		{"retry", "", "run a failed turn again, without repeating your message", func(u *ui, _ string) { u.retry() }},
 		{"model", "[id [effort]]", "choose the model (and reasoning effort)", (*ui).modelCommand},
 		{"mode", "[name]", "choose the permission mode", (*ui).modeCommand},
 		{"title", "<text>", "rename this session", (*ui).titleCommand},

@@ -330,3 +330,23 @@ func historyOf(recalled, prompts []string) []string {
 	}
 	return out
 }
+
+// retry runs the failed last turn again without a new message, so the
+// model does not see the prompt twice.
+func (u *ui) retry() {
+	if u.cur == nil {
+		u.notice(entryError, "no session is open")
+		return
+	}
+	switch err := u.cur.agent.Retry(); {
+	case err == nil:
+		u.cur.running = true
+		u.view.toBottom()
+	case errors.Is(err, agent.ErrNothingToRetry):
+		u.notice(entryNotice, "nothing to retry: the last turn did not fail")
+	case errors.Is(err, agent.ErrRunning):
+		u.notice(entryError, "cannot retry while a turn or /compact runs: wait for it, or press Esc to cancel it")
+	default:
+		u.notice(entryError, "retry failed: %v", err)
+	}
+}

@@ -458,11 +458,11 @@ func failureText(f session.Failure) string {
 	case llm.CodeMissingCredential:
 		msg += "\nSet the API key (export DEEPSEEK_API_KEY=…, or llm.api_key_env) and send your message again."
 	case llm.CodeInvalidCredential, llm.CodeAuth:
-		msg += "\nCheck the API key, then send your message again."
+		msg += "\nCheck the API key, then /retry."
 	case llm.CodeRateLimit, llm.CodeQuota, llm.CodeServer, llm.CodeTransport, llm.CodeTimeout, llm.CodeStreamClosed:
-		msg += "\nSend your message again to retry."
+		msg += "\n/retry sends the conversation again (your message is not repeated)."
 	case llm.CodeContextExceeded:
-		msg += "\nRun /compact to shrink the conversation, then send your message again."
+		msg += "\nRun /compact to shrink the conversation, then /retry."
 	}
 	return msg
 }

@@ -168,7 +168,7 @@ func TestTurnEndsAndMarkersAreShown(t *testing.T) {
 		"user:seeded",
 		"marker:forked from session parent-s",
 		"notice:turn cancelled",
-		"error:model error: too long (CONTEXT_WINDOW_EXCEEDED)\nRun /compact to shrink the conversation, then send your message again.",
+		"error:model error: too long (CONTEXT_WINDOW_EXCEEDED)\nRun /compact to shrink the conversation, then /retry.",
 		"marker:earlier context was compacted",
 		"marker:session resumed",
 	}

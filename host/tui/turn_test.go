@@ -83,6 +83,34 @@ func TestModelFailureShowsInlineAndTheNextPromptWorks(t *testing.T) {
 	d.waitText("Recovered.")
 }
 
+func TestRetryRunsAFailedTurnAgainAndTheLogHoldsThePromptOnce(t *testing.T) {
+	p := newScripted(
+		scripted{chunks: []llm.Chunk{{Type: llm.ChunkFinish, Kind: llm.FinishError, Failure: &session.Failure{Message: "invalid api key", Code: llm.CodeInvalidCredential, Status: 401}}}},
+		textReply("", "Recovered."),
+	)
+	b := newBackend(t, p)
+	d := startUI(t, b, nil)
+	d.submit("/retry")
+	d.waitText("nothing to retry: the last turn did not fail")
+	d.submit("fix the flaky test")
+	d.waitText("✗ model error: invalid api key (INVALID_CREDENTIAL)", "Check the API key, then /retry.", "○ ready")
+	d.submit("/retry")
+	screen := d.waitText("Recovered.", "○ ready")
+	if n := strings.Count(screen, "› fix the flaky test"); n != 1 {
+		t.Errorf("the prompt is shown %d times:\n%s", n, screen)
+	}
+	prompts := 0
+	for _, e := range d.ui.cur.agent.Session().Events(0) {
+		var m session.Message
+		if e.Type == session.TypeUserMessage && e.DecodeData(&m) == nil && messageText(m.Content) == "fix the flaky test" {
+			prompts++
+		}
+	}
+	if prompts != 1 {
+		t.Errorf("the log holds the prompt %d times, want once", prompts)
+	}
+}
+
 func TestControlSequencesInModelAndToolTextAreShownEscaped(t *testing.T) {
 	b := newBackend(t, nil)
 	b.provider = newScripted(
