@@ -148,19 +148,53 @@ func (ix *Index) buildBeside(ctx context.Context, progress func(done, total int)
 	}
 	tmp := f.Name()
 	f.Close()
+	// Nobody else knows the new file until it is copied in, and a crash
+	// leaves only a file the next rebuild removes: it is written without
+	// a write-ahead log (which would write every page twice) and without
+	// syncs, and switched to the configured journal mode once complete.
 	cfg := ix.cfg
-	cfg.Path, cfg.OpenAt = tmp, OpenAtFirstSearch
+	cfg.Path, cfg.OpenAt, cfg.JournalMode = tmp, OpenAtFirstSearch, "truncate"
 	fresh, err := New(cfg, ix.svc, Options{Log: ix.log, Notice: ix.notice})
 	if err != nil {
 		return tmp, err
 	}
-	err = fresh.Update(ctx, progress)
+	err = fresh.buildUnsynced(ctx)
+	if err == nil {
+		err = fresh.Update(ctx, progress)
+	}
 	if err == nil {
 		// Cursors minted on the old index must go stale on the new one:
 		// its generation starts past the old one's.
 		err = fresh.raiseGeneration(ctx, ix)
 	}
+	if err == nil {
+		err = fresh.finishBuild(ctx, ix.cfg.JournalMode)
+	}
 	return tmp, errors.Join(err, fresh.Close())
+}
+
+// buildUnsynced opens a private, new index for building: no syncs.
+func (ix *Index) buildUnsynced(ctx context.Context) error {
+	if err := ix.begin(ctx); err != nil {
+		return err
+	}
+	defer ix.queue.release()
+	_, err := ix.db.conn.ExecContext(ctx, `PRAGMA synchronous = OFF`)
+	return err
+}
+
+// finishBuild syncs the built index and gives it the journal mode the
+// live index runs with, so the copy into it changes nothing else.
+func (ix *Index) finishBuild(ctx context.Context, journalMode string) error {
+	if err := ix.begin(ctx); err != nil {
+		return err
+	}
+	defer ix.queue.release()
+	if _, err := ix.db.conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL`); err != nil {
+		return err
+	}
+	_, err := ix.db.setJournalMode(ctx, journalMode)
+	return err
 }
 
 // raiseGeneration moves this (new) index's generation past old's.
