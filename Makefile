@@ -29,7 +29,7 @@ help:
 	@echo "                when DEEPSEEK_API_KEY is unset (ARGS=\"...\" passes arguments)"
 	@echo "make test       go vet, then every test with the race detector"
 	@echo "make snapshots  regenerate golden files (GOLDEN_PKGS)"
-	@echo "make bench      the benchmark table (BENCH_PRESET=small|large, BENCH_CORPUS_DIR)"
+	@echo "make bench      the benchmark table (BENCH_PRESET=small|large|huge|tiny, BENCH_CORPUS_DIR)"
 	@echo "make bench-go   every package's Go micro-benchmarks"
 	@echo "make lint       gofmt check, go vet, staticcheck when reachable"
 	@echo "make tui-smoke  drive the built binary's terminal UI in tmux (needs tmux)"
@@ -77,7 +77,9 @@ snapshots:
 # (internal/bench/dshbench): index build, searches beside bare FTS5 and rg,
 # reconciliation, session_search, ACP cold start, TUI open, peak RSS.
 # BENCH_PRESET=small is a quick check (1,000 sessions); large is 10,000
-# sessions, ~2M events. Set BENCH_CORPUS_DIR to keep and reuse the corpus.
+# sessions, ~2M events; huge (100 sessions of 10,000-20,000 events) and
+# tiny (50,000 one-turn sessions) are the other shapes of about that size.
+# Set BENCH_CORPUS_DIR to keep and reuse the corpus.
 # Never run in CI. One part alone (build, bare, search, reconcile, tool) as
 # JSON: BENCH_ARGS="-dir DIR -part build".
 BENCH_PRESET ?= large

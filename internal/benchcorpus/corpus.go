@@ -22,21 +22,30 @@ type Options struct {
 	Progress func(done, total int)
 }
 
-// Presets: small is about 200,000 events, large about 2,000,000.
+// Presets: small is about 200,000 events, large about 2,000,000. Two
+// other shapes of about the large one's size check that no cost grows with
+// the wrong dimension: huge is 100 sessions of 300 to 600 turns (10,000 to
+// 20,000 events each), tiny is 50,000 one-turn sessions.
 var (
 	Small = Options{Sessions: 1000, Seed: 1, TurnsMin: 2, TurnsMax: 10}
 	Large = Options{Sessions: 10000, Seed: 1, TurnsMin: 2, TurnsMax: 10}
+	Huge  = Options{Sessions: 100, Seed: 1, TurnsMin: 300, TurnsMax: 600}
+	Tiny  = Options{Sessions: 50000, Seed: 1, TurnsMin: 1, TurnsMax: 1}
 )
 
-// Preset returns the named preset ("small" or "large").
+// Preset returns the named preset ("small", "large", "huge" or "tiny").
 func Preset(name string) (Options, error) {
 	switch name {
 	case "small":
 		return Small, nil
 	case "large":
 		return Large, nil
+	case "huge":
+		return Huge, nil
+	case "tiny":
+		return Tiny, nil
 	}
-	return Options{}, fmt.Errorf("unknown corpus preset %q (want small or large)", name)
+	return Options{}, fmt.Errorf("unknown corpus preset %q (want small, large, huge or tiny)", name)
 }
 
 // Planted tokens, whose frequencies the generator controls.

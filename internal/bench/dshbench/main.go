@@ -54,7 +54,7 @@ type options struct {
 func parseFlags(args []string) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("dshbench", flag.ContinueOnError)
-	fs.StringVar(&o.preset, "preset", "large", "corpus preset: small (1,000 sessions, ~200k events) or large (10,000 sessions, ~2M events)")
+	fs.StringVar(&o.preset, "preset", "large", "corpus preset: small (1,000 sessions, ~200k events), large (10,000 sessions, ~2M events), huge (100 sessions of 10,000-20,000 events) or tiny (50,000 one-turn sessions)")
 	fs.StringVar(&o.dir, "dir", os.Getenv("BENCH_CORPUS_DIR"), "directory holding the corpus, built once and reused (default $BENCH_CORPUS_DIR, else a temporary directory removed afterwards)")
 	fs.IntVar(&o.runs, "runs", 21, "measured runs per search (after 2 warm-up runs)")
 	fs.IntVar(&o.acpRuns, "acp-runs", 10, "ACP cold starts per measurement")
