@@ -249,7 +249,9 @@ func workingDir(cwd string) (string, error) {
 // file reads the YAML file at path; a missing file is an empty layer unless
 // required.
 func (ld *loader) file(path, origin string, rank int, required bool) (layer, []error) {
-	data, err := os.ReadFile(path)
+	// --config may name a pipe (--config <(...)); every other file is one
+	// the user did not name on this command line.
+	data, err := readConfigFile(path, rank != rankConfigFile)
 	if errors.Is(err, fs.ErrNotExist) && !required {
 		return nil, nil
 	}
@@ -291,7 +293,7 @@ func (ld *loader) profile(name, home string) (layer, error) {
 		return nil, fmt.Errorf("invalid profile name %q: use letters, digits, '.', '_' and '-'", name)
 	}
 	path := filepath.Join(home, "profiles", name+".yaml")
-	data, err := os.ReadFile(path)
+	data, err := readConfigFile(path, true)
 	switch {
 	case err == nil:
 		ld.files = append(ld.files, rankedFile{rankProfile, path})

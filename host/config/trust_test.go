@@ -1,10 +1,12 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -306,5 +308,45 @@ func TestAProjectConfiguresItsFolderNotItsSubfoldersOrOthers(t *testing.T) {
 		if got := p.Configures(dir); got != want {
 			t.Errorf("Configures(%s) = %v, want %v", dir, got, want)
 		}
+	}
+}
+
+// A repository can plant anything as .dsh/config.yaml: a FIFO would hang
+// every start in open(2), deaf to SIGTERM, and a huge file would be read
+// whole. Both fail the load at once with a message naming the file.
+func TestAPlantedProjectFileCannotHangOrFloodTheLoad(t *testing.T) {
+	w := newWorld(t)
+	path := w.projectFile("")
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantContains(t, w.loadErr(w.opts()), path, "is a FIFO, not a regular file")
+
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	w.projectFile("# padding\n" + strings.Repeat("#", maxConfigBytes) + "\n")
+	wantContains(t, w.loadErr(w.opts()), path, "larger than 1048576 bytes")
+}
+
+// --config is the user's own choice and may be a pipe (--config <(...)).
+func TestConfigFlagMayNameAPipe(t *testing.T) {
+	w := newWorld(t)
+	r, wr, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := wr.WriteString("llm: {model: piped}\n"); err != nil {
+		t.Fatal(err)
+	}
+	wr.Close()
+	o := w.opts()
+	o.ConfigFile = fmt.Sprintf("/dev/fd/%d", r.Fd())
+	if c := w.load(o); c.LLM.Model != "piped" {
+		t.Errorf("llm.model = %q, want the piped file's", c.LLM.Model)
 	}
 }
