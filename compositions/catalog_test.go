@@ -21,7 +21,7 @@ func TestSummariesOfLiveAndPersistedSessions(t *testing.T) {
 	}
 	summary := func() sessionquery.SessionSummary {
 		t.Helper()
-		page, err := rt.Query.ListSummaries(t.Context(), sessionquery.SummaryRequest{Cwd: &cwd})
+		page, err := rt.Query.ListSummaries(t.Context(), sessionquery.SummaryRequest{Cwds: []string{cwd}})
 		if err != nil || len(page.Items) != 1 || page.Total != 1 {
 			t.Fatalf("summaries = %+v, %v", page, err)
 		}

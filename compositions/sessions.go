@@ -36,14 +36,18 @@ func (r *Runtime) NewSession(ctx context.Context, cwd string) (*agent.Agent, err
 	if !filepath.IsAbs(cwd) {
 		return nil, fmt.Errorf("session workspace must be an absolute path, got %q", cwd)
 	}
-	if err := r.CheckWorkspace(cwd); err != nil {
+	ws, err := session.ResolveWorkspace(cwd)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.CheckWorkspace(ws.Given); err != nil {
 		return nil, err
 	}
 	h := session.Header{
 		Version:         session.FormatVersion,
 		ID:              r.NewID(),
 		CreatedAt:       r.Now().UnixMilli(),
-		Cwd:             session.Ptr(filepath.Clean(cwd)),
+		Cwd:             session.Ptr(ws.Given),
 		DelegationDepth: session.Ptr(0),
 	}
 	w, err := r.Store.Create(h, nil)

@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 
+	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 	"github.com/seed-e9b4dba4/dsh/host/termtext"
 )
@@ -61,8 +61,11 @@ func resolveSession(ctx context.Context, q summaryLister, arg string) (sessionqu
 
 // lastSession is the session of workspace cwd that changed last.
 func lastSession(ctx context.Context, q summaryLister, cwd string) (sessionquery.SessionSummary, error) {
-	cwd = filepath.Clean(cwd)
-	page, err := q.ListSummaries(ctx, sessionquery.SummaryRequest{Cwd: &cwd})
+	ws, err := session.ResolveWorkspace(cwd)
+	if err != nil {
+		return sessionquery.SessionSummary{}, err
+	}
+	page, err := q.ListSummaries(ctx, sessionquery.SummaryRequest{Cwds: ws.Forms()})
 	if err != nil {
 		return sessionquery.SessionSummary{}, err
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -40,7 +39,7 @@ date by itself; dsh index status and dsh index rebuild manage it.`,
 type queryEnv struct {
 	*compositions.Catalog
 	cfg *config.Config
-	cwd string
+	ws  session.Workspace // the workspace dsh runs in
 }
 
 func (g *globals) openQuery() (*queryEnv, error) {
@@ -52,11 +51,15 @@ func (g *globals) openQuery() (*queryEnv, error) {
 	if err != nil {
 		return nil, err
 	}
+	ws, err := session.ResolveWorkspace(cwd)
+	if err != nil {
+		return nil, err
+	}
 	cat, err := compositions.OpenCatalog(cfg, func(msg string) { fmt.Fprintln(g.stderr, "dsh: "+msg) })
 	if err != nil {
 		return nil, err
 	}
-	return &queryEnv{Catalog: cat, cfg: cfg, cwd: filepath.Clean(cwd)}, nil
+	return &queryEnv{Catalog: cat, cfg: cfg, ws: ws}, nil
 }
 
 // errIndexDisabled explains a search or index command under open_at never.
@@ -72,7 +75,7 @@ func (e *queryEnv) index() (*searchindex.Index, error) {
 
 // inWorkspace reports whether h belongs to the current workspace.
 func (e *queryEnv) inWorkspace(h session.Header) bool {
-	return h.Cwd != nil && filepath.Clean(*h.Cwd) == e.cwd
+	return e.ws.Holds(h.Cwd)
 }
 
 // scope resolves arg (an id or a unique id prefix) to a session this
@@ -85,7 +88,7 @@ func (e *queryEnv) scope(ctx context.Context, arg string, all bool) (sessionquer
 	}
 	if !all && s.Header.ID != arg && !e.inWorkspace(s.Header) {
 		return sessionquery.SessionSummary{}, fmt.Errorf("the only session starting with %q is %s of workspace %s, not %s; give its whole id or pass --all-workspaces",
-			arg, s.Header.ID, workspaceOf(s.Header), e.cwd)
+			arg, s.Header.ID, workspaceOf(s.Header), e.ws.Given)
 	}
 	return s, nil
 }

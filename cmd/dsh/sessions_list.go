@@ -46,7 +46,7 @@ the rows shown.`,
 			defer env.Close()
 			req := sessionquery.SummaryRequest{Limit: limit}
 			if !all {
-				req.Cwd = &env.cwd
+				req.Cwds = env.ws.Forms()
 			}
 			page, err := env.Query.ListSummaries(cmd.Context(), req)
 			if err != nil {
@@ -79,7 +79,7 @@ the rows shown.`,
 				if all {
 					fmt.Fprintln(g.stderr, "No sessions yet.")
 				} else {
-					fmt.Fprintf(g.stderr, "No sessions in %s. dsh sessions list --all-workspaces shows every workspace.\n", termtext.Line(env.cwd))
+					fmt.Fprintf(g.stderr, "No sessions in %s. dsh sessions list --all-workspaces shows every workspace.\n", termtext.Line(env.ws.Given))
 				}
 				return nil
 			}

@@ -104,7 +104,7 @@ progress bar on a terminal.`,
 			}
 			req := sessionquery.SessionSearchRequest{Query: strings.Join(args, " "), EventFilters: events, Limit: &limit}
 			if !all {
-				req.SessionFilters = []sessionquery.SessionFilter{{Kind: sessionquery.KindCwd, NullableValues: []*string{&env.cwd}}}
+				req.SessionFilters = []sessionquery.SessionFilter{sessionquery.WorkspaceFilter(env.ws)}
 			}
 			page, err := ix.SearchSessions(ctx, req)
 			if err != nil {
@@ -126,7 +126,7 @@ progress bar on a terminal.`,
 				return writeJSON(g.stdout, out)
 			}
 			if len(page.Items) == 0 {
-				scope := "in " + env.cwd + " (--all-workspaces searches everywhere)"
+				scope := "in " + env.ws.Given + " (--all-workspaces searches everywhere)"
 				if all {
 					scope = "in any workspace"
 				}

@@ -30,8 +30,11 @@ func (s *server) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (s
 		if !filepath.IsAbs(*p.Cwd) {
 			return sdk.ListSessionsResponse{}, invalidParams("cwd must be an absolute path: %s", *p.Cwd)
 		}
-		cwd := filepath.Clean(*p.Cwd)
-		req.Cwd = &cwd
+		ws, err := session.ResolveWorkspace(*p.Cwd)
+		if err != nil {
+			return sdk.ListSessionsResponse{}, invalidParams("cwd: %v", err)
+		}
+		req.Cwds = ws.Forms()
 	}
 	if p.Cursor != nil {
 		c, err := decodeCursor(*p.Cursor)

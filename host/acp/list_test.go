@@ -1,6 +1,8 @@
 package acp
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -100,4 +102,44 @@ func (d *memDisk) appendRaw(id string, e session.Event) {
 	l := d.logs[id]
 	e.Seq = len(l.events)
 	l.events = append(l.events, e)
+}
+
+// TestListCwdFilterIsTheWorkspaceRule: session/list's cwd filter keeps a
+// workspace's sessions whether the editor names it through a symbolic link,
+// with a trailing slash or directly (session.Workspace), and a session
+// recorded through the link stays out of a listing by the real path.
+func TestListCwdFilterIsTheWorkspaceRule(t *testing.T) {
+	w := newWorld(t)
+	h := start(t, w)
+	real := workspace(t)
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	direct := h.newSession(real)
+	viaLink := h.newSession(link)
+	list := func(cwd string) []sdk.SessionId {
+		t.Helper()
+		res, err := h.conn.ListSessions(h.ctx, sdk.ListSessionsRequest{Cwd: &cwd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []sdk.SessionId
+		for _, s := range res.Sessions {
+			ids = append(ids, s.SessionId)
+		}
+		slices.Sort(ids)
+		return ids
+	}
+	both := []sdk.SessionId{direct, viaLink}
+	slices.Sort(both)
+	if got := list(link); !slices.Equal(got, both) {
+		t.Errorf("through the link: %v, want %v", got, both)
+	}
+	if got := list(link + "/"); !slices.Equal(got, both) {
+		t.Errorf("through the link with a trailing slash: %v, want %v", got, both)
+	}
+	if got := list(real + "/"); !slices.Equal(got, []sdk.SessionId{direct}) {
+		t.Errorf("by the real path: %v, want only %v", got, direct)
+	}
 }

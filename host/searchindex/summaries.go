@@ -135,9 +135,14 @@ func summarySource(persisted, hasLive bool) string {
 func summaryWhere(req sessionquery.SummaryRequest, positioned bool) (string, []any) {
 	var conds []string
 	var args []any
-	if req.Cwd != nil {
-		conds = append(conds, `cwd = ?`)
-		args = append(args, *req.Cwd)
+	switch {
+	case req.Cwds != nil && len(req.Cwds) == 0:
+		conds = append(conds, `0`) // no workspace form: nothing matches
+	case req.Cwds != nil:
+		conds = append(conds, `cwd IN (`+strings.TrimSuffix(strings.Repeat("?,", len(req.Cwds)), ",")+`)`)
+		for _, c := range req.Cwds {
+			args = append(args, c)
+		}
 	}
 	if req.RequireCwd {
 		conds = append(conds, `cwd IS NOT NULL`)

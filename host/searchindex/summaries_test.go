@@ -47,13 +47,23 @@ func TestSummariesPageTheCatalogNewestFirstWithoutReadingLogs(t *testing.T) {
 	}
 	feed.reset()
 	w := "/w"
-	page, err := f.ix.Summaries(ctx, sessionquery.SummaryRequest{Cwd: &w, Limit: 1})
+	page, err := f.ix.Summaries(ctx, sessionquery.SummaryRequest{Cwds: []string{w}, Limit: 1})
 	if err != nil || !reflect.DeepEqual(summaryIDs(page), []string{"b"}) || !page.More || page.Total != 2 {
 		t.Fatalf("first page = %v %+v, %v", summaryIDs(page), page, err)
 	}
-	page, err = f.ix.Summaries(ctx, sessionquery.SummaryRequest{Cwd: &w, Limit: 1, After: &sessionquery.SummaryPosition{CreatedAt: 2, ID: "b"}})
+	page, err = f.ix.Summaries(ctx, sessionquery.SummaryRequest{Cwds: []string{w}, Limit: 1, After: &sessionquery.SummaryPosition{CreatedAt: 2, ID: "b"}})
 	if err != nil || !reflect.DeepEqual(summaryIDs(page), []string{"a"}) || page.More {
 		t.Fatalf("second page = %v %+v, %v", summaryIDs(page), page, err)
+	}
+	// A workspace reached through two forms (session.Workspace.Forms)
+	// keeps the sessions stored under either, and only those.
+	page, err = f.ix.Summaries(ctx, sessionquery.SummaryRequest{Cwds: []string{w, other, "/w/"}})
+	if err != nil || !reflect.DeepEqual(summaryIDs(page), []string{"c", "b", "a"}) || page.Total != 3 {
+		t.Errorf("two forms = %v %+v, %v", summaryIDs(page), page, err)
+	}
+	page, err = f.ix.Summaries(ctx, sessionquery.SummaryRequest{Cwds: []string{}})
+	if err != nil || len(page.Items) != 0 {
+		t.Errorf("no form = %v, %v", summaryIDs(page), err)
 	}
 	page, err = f.ix.Summaries(ctx, sessionquery.SummaryRequest{RequireCwd: true})
 	if err != nil || !reflect.DeepEqual(summaryIDs(page), []string{"c", "b", "a"}) {

@@ -47,8 +47,10 @@ func (s SessionSummary) UpdatedAt() int64 {
 // SummaryRequest selects a page of summaries, newest first (createdAt
 // descending, then id in byte order).
 type SummaryRequest struct {
-	// Cwd keeps one workspace's sessions (nil: every workspace).
-	Cwd *string
+	// Cwds keeps one workspace's sessions: those whose stored cwd is one of
+	// these strings, exactly (session.Workspace.Forms; nil: every
+	// workspace).
+	Cwds []string
 	// RequireCwd drops sessions without a workspace.
 	RequireCwd bool
 	// After continues after this position (nil: from the newest).
@@ -110,7 +112,7 @@ func (s *Service) ListSummaries(ctx context.Context, req SummaryRequest) (Summar
 	var picked []SessionRecord
 	for _, r := range SortSummaryOrder(records) {
 		h := r.Header
-		if (req.Cwd != nil && (h.Cwd == nil || *h.Cwd != *req.Cwd)) || (req.RequireCwd && h.Cwd == nil) {
+		if (req.Cwds != nil && (h.Cwd == nil || !slices.Contains(req.Cwds, *h.Cwd))) || (req.RequireCwd && h.Cwd == nil) {
 			continue
 		}
 		page.Total++

@@ -88,14 +88,14 @@ func TestListSummariesWithoutACatalogReadsThePageFromTheLogs(t *testing.T) {
 	ha.Cwd, hb.Cwd = &w, &w
 	fake := newFake().add(ha, append(userLog("one"), titleEvent(1, "titled"))...).add(hb, userLog("two", "three")...).add(header("c", 3), userLog("x")...)
 	fx.mount(t, fake)
-	page, err := fx.svc.ListSummaries(context.Background(), SummaryRequest{Cwd: &w, Limit: 1})
+	page, err := fx.svc.ListSummaries(context.Background(), SummaryRequest{Cwds: []string{w}, Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(page.Items) != 1 || page.Total != 2 || !page.More || page.Items[0].Header.ID != "b" || page.Items[0].Events != 2 {
 		t.Errorf("first page = %+v", page)
 	}
-	page, err = fx.svc.ListSummaries(context.Background(), SummaryRequest{Cwd: &w, After: &SummaryPosition{CreatedAt: 2, ID: "b"}})
+	page, err = fx.svc.ListSummaries(context.Background(), SummaryRequest{Cwds: []string{w}, After: &SummaryPosition{CreatedAt: 2, ID: "b"}})
 	if err != nil || len(page.Items) != 1 || page.Items[0].Title == nil || page.Items[0].Title.Title != "titled" || page.More {
 		t.Errorf("second page = %+v, %v", page, err)
 	}

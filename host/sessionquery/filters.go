@@ -96,3 +96,14 @@ type EventSearchPage struct {
 	NextCursor *string        `json:"nextCursor,omitempty"`
 	Session    session.Header `json:"session"`
 }
+
+// WorkspaceFilter is the cwd clause that keeps the sessions of ws: those
+// whose stored cwd is exactly one of its forms (session.Workspace.Holds).
+func WorkspaceFilter(ws session.Workspace) SessionFilter {
+	forms := ws.Forms()
+	values := make([]*string, len(forms))
+	for i := range forms {
+		values[i] = &forms[i]
+	}
+	return SessionFilter{Kind: KindCwd, NullableValues: values}
+}

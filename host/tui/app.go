@@ -14,6 +14,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/seed-e9b4dba4/dsh/host/agent"
+	"github.com/seed-e9b4dba4/dsh/host/session"
 )
 
 // Page names.
@@ -30,6 +31,8 @@ const (
 // touched only on the tview event goroutine.
 type ui struct {
 	opts Options
+	// ws is opts.Cwd resolved once: which sessions are this workspace's.
+	ws   session.Workspace
 	app  *tview.Application
 	th   *theme
 	post *poster
@@ -149,6 +152,8 @@ func newUI(opts Options) *ui {
 		mode:    viewMode{showReasoning: opts.Config.ShowReasoning, maxToolLines: opts.Config.MaxToolOutputLines},
 	}
 	u.ctx, u.cancel = context.WithCancel(context.Background())
+	// withDefaults refused an empty Cwd, the only input that fails.
+	u.ws, _ = session.ResolveWorkspace(opts.Cwd)
 	u.blank = newTranscript(emptyHeader(opts.Cwd), nil)
 	u.build()
 	return u

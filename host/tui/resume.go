@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -80,7 +79,7 @@ func (r *resumePicker) load(ctx context.Context) {
 }
 
 func (r *resumePicker) inWorkspace(rec sessionquery.SessionSummary) bool {
-	return rec.Header.Cwd != nil && filepath.Clean(*rec.Header.Cwd) == filepath.Clean(r.u.opts.Cwd)
+	return r.u.ws.Holds(rec.Header.Cwd)
 }
 
 // rebuild turns the records into rows for the current scope.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -93,9 +92,9 @@ func (s *searchPage) run() {
 	s.status = "searching…"
 	s.list.setRows(nil)
 	s.targets = nil
-	query, all, cwd, cat := s.query, s.all, u.opts.Cwd, s.catalog
+	query, all, ws, cat := s.query, s.all, u.ws, s.catalog
 	u.pageCtx(pageSearch, func(ctx context.Context) {
-		res, err := search(ctx, u.opts.Query, query, all, cwd, cat)
+		res, err := search(ctx, u.opts.Query, query, all, ws, cat)
 		u.post.post(func() {
 			if ctx.Err() != nil || s.query != query || s.all != all {
 				return
@@ -113,10 +112,10 @@ func (s *searchPage) run() {
 
 // search runs the session search and fetches each session's strongest
 // hits and title, and the catalog when cat is nil.
-func search(ctx context.Context, q Query, query string, all bool, cwd string, cat catalog) (searchResult, error) {
+func search(ctx context.Context, q Query, query string, all bool, ws session.Workspace, cat catalog) (searchResult, error) {
 	req := sessionquery.SessionSearchRequest{Query: query, Limit: ptr(searchSessions)}
 	if !all {
-		req.SessionFilters = []sessionquery.SessionFilter{{Kind: sessionquery.KindCwd, NullableValues: []*string{&cwd}}}
+		req.SessionFilters = []sessionquery.SessionFilter{sessionquery.WorkspaceFilter(ws)}
 	}
 	page, err := q.SearchSessions(ctx, req)
 	if err != nil {
@@ -192,7 +191,7 @@ func (s *searchPage) show(res searchResult) {
 		if fork := s.catalog.forkOf(h, g.title); fork != "" {
 			left = append(left, span{"  " + fork, th.dim})
 		}
-		if s.all || filepath.Clean(h.CwdOrEmpty()) != filepath.Clean(u.opts.Cwd) {
+		if s.all || !u.ws.Holds(h.Cwd) {
 			left = append(left, span{"  " + sanitize(shortPath(h.CwdOrEmpty(), home)), th.dim})
 		}
 		meta := age(now, s.catalog.lastActivity(h))

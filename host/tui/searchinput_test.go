@@ -72,7 +72,7 @@ func TestSearchTreatsHostileQueriesAsText(t *testing.T) {
 	th := newTheme(true)
 	ctx := context.Background()
 	for _, q := range hostileSearches {
-		res, err := search(ctx, b.query, q, false, b.cwd, nil)
+		res, err := search(ctx, b.query, q, false, mustWorkspace(t, b.cwd), nil)
 		if err != nil {
 			var qe *sessionquery.Error
 			if !errors.As(err, &qe) || qe.Code != sessionquery.CodeInvalidQuery {
@@ -122,7 +122,7 @@ func TestSearchTreatsHostileQueriesAsText(t *testing.T) {
 	if err := json.Unmarshal([]byte(`"\ud800 zebra"`), &q); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := search(ctx, b.query, q, true, b.cwd, nil); err != nil {
+	if _, err := search(ctx, b.query, q, true, mustWorkspace(t, b.cwd), nil); err != nil {
 		t.Errorf("lone surrogate: %v", err)
 	}
 }
@@ -144,4 +144,13 @@ func TestSearchPageShowsHostileQueriesLiterally(t *testing.T) {
 		d.key(tcell.KeyEscape)
 		d.waitGone("1 session")
 	}
+}
+
+func mustWorkspace(t *testing.T, cwd string) session.Workspace {
+	t.Helper()
+	ws, err := session.ResolveWorkspace(cwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws
 }

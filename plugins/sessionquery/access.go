@@ -16,6 +16,9 @@ type caller struct {
 	id     string
 	header session.Header
 	events []session.Event
+	// ws is the caller's workspace, resolved from its header's cwd once;
+	// meaningful only when the header has one.
+	ws session.Workspace
 }
 
 // execution is one tool call: its context (the one the pipeline handed the
@@ -34,7 +37,16 @@ func (t *toolset) begin(ctx context.Context, c *tools.Call) (*execution, error) 
 		return nil, missingAgent()
 	}
 	h, events := c.Session.Snapshot()
-	return &execution{ctx: ctx, b: t.b, caller: caller{id: h.ID, header: h, events: events}}, nil
+	cl := caller{id: h.ID, header: h, events: events}
+	if h.Cwd != nil {
+		ws, err := session.ResolveWorkspace(*h.Cwd)
+		if err != nil {
+			// Only an empty cwd fails; it names no workspace.
+			cl.header.Cwd = nil
+		}
+		cl.ws = ws
+	}
+	return &execution{ctx: ctx, b: t.b, caller: cl}, nil
 }
 
 // beginTargeted is begin for the tools that address one session: it also
@@ -69,16 +81,18 @@ func (x *execution) target(a args) (string, error) {
 func (x *execution) cwd() *string { return x.caller.header.Cwd }
 
 // headerAuthorized is the workspace rule: another session is visible only
-// when the caller has a workspace and the observed cwd equals it as an exact
-// string (no symlink, case or trailing-slash equivalence). The caller's own
-// id must still carry the caller's captured cwd, both possibly absent, so a
+// when the caller has a workspace and the observed cwd is exactly one of
+// its forms (session.Workspace.Holds: the caller's cwd as stored, cleaned,
+// or with symbolic links resolved; the observed string itself gets no
+// symlink, case or trailing-slash equivalence). The caller's own id must
+// still carry the caller's captured cwd, both possibly absent, so a
 // replaced session under the same id is not trusted.
 func (x *execution) headerAuthorized(h session.Header) bool {
 	own := x.cwd()
 	if h.ID == x.caller.id {
 		return samePtr(h.Cwd, own)
 	}
-	return own != nil && h.Cwd != nil && *h.Cwd == *own
+	return own != nil && x.caller.ws.Holds(h.Cwd)
 }
 
 func samePtr(a, b *string) bool {
@@ -98,8 +112,7 @@ func (x *execution) assertObserved(target string, h session.Header) error {
 }
 
 func (x *execution) cwdFilter() sq.SessionFilter {
-	cwd := *x.cwd()
-	return sq.SessionFilter{Kind: sq.KindCwd, NullableValues: []*string{&cwd}}
+	return sq.WorkspaceFilter(x.caller.ws)
 }
 
 // authorizeTarget admits the caller itself without a service call, and any

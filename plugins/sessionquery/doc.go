@@ -11,8 +11,10 @@
 // failures; operations.go holds the five algorithms; present.go renders.
 //
 // Invariants: a session other than the caller's is visible only when the
-// caller has a workspace and the session's observed cwd equals it as an
-// exact string, and every header an observation carries is re-checked
+// caller has a workspace and the session's observed cwd is exactly one of
+// its forms (session.Workspace: the caller's cwd as stored, cleaned, or with
+// symbolic links resolved; the observed string gets no equivalence, as the
+// design's cwd rule demands), and every header an observation carries is re-checked
 // before its payload is used; a missing id and a foreign one are denied
 // identically and no output names a hidden session. Trusted service errors
 // never reach the model verbatim: they are logged in full through the host

@@ -293,3 +293,24 @@ func testRenderedOutputs(t *testing.T, engine func(*sq.Service) sq.SearchEngine,
 		g.Assert(t, tc.name, []byte(outcomeOf(t, fx.run(t, tc.tool, tc.args)).Text+"\n"))
 	}
 }
+
+// TestCallerThroughASymlinkSeesBothForms pins the workspace rule shared with
+// the CLI, ACP and the TUI (session.Workspace): a caller whose log stores a
+// symlinked path sees the sessions stored under that exact path and under
+// the real directory, and still none of the other spellings.
+func TestCallerThroughASymlinkSeesBothForms(t *testing.T) {
+	fx := newCorpusFixture(t, scanEngineFor)
+	caller := session.NewLive(hdr("via-link", 21, fx.link, ""), []session.Event{
+		ev(0, session.TypeTurnStart, session.TurnStart{Turn: 1}),
+		ev(1, session.TypeStepStart, session.StepBoundary{Turn: 1, Step: 1}),
+	}, session.LiveOptions{})
+	res := fx.h.run(context.Background(), caller, ToolSessionSearch, `{"query":"needle"}`)
+	text := outcomeOf(t, res).Text
+	mustContain(t, "search", text, "mine", "linked")
+	mustNotContain(t, "search", text, "slashed", "upper", "twin text")
+	for _, id := range []string{"linked", "mine"} {
+		res := fx.h.run(context.Background(), caller, ToolSessionTrace, `{"session_id":"`+id+`"}`)
+		mustContain(t, "trace "+id, outcomeOf(t, res).Text, "Session "+id)
+	}
+	expectError(t, fx.h.run(context.Background(), caller, ToolSessionTrace, `{"session_id":"slashed"}`), CodeUnauthorized, msgUnauthorized)
+}
