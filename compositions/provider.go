@@ -14,7 +14,7 @@ import (
 // newProvider builds the configured model provider. A key from a file or a
 // command is read here, once; the environment variable is read per request,
 // so a missing key is reported at the first prompt, not here.
-func newProvider(ctx context.Context, cfg *config.Config, version string) (llm.Provider, error) {
+func newProvider(ctx context.Context, cfg *config.Config, version string, env func(string) (string, bool)) (llm.Provider, error) {
 	c := cfg.LLM
 	switch c.Provider {
 	case "replay":
@@ -38,6 +38,7 @@ func newProvider(ctx context.Context, cfg *config.Config, version string) (llm.P
 			BaseURL:           c.BaseURL,
 			APIKey:            key,
 			APIKeyEnv:         KeyEnv(c),
+			Env:               env,
 			ReasoningEffort:   c.ReasoningEffort,
 			MaxTokens:         c.MaxTokens,
 			StreamIdleTimeout: time.Duration(c.StreamIdleTimeoutMs) * time.Millisecond,

@@ -64,6 +64,9 @@ type Options struct {
 	// are refused otherwise (the user confirmed it, or passed
 	// --allow-broad-workspace).
 	AllowBroadWorkspace bool
+	// Env looks up the environment variables the runtime reads (the API
+	// key's); nil reads the process environment. Tests pass their own.
+	Env func(string) (string, bool)
 }
 
 // Runtime is one composed host: its services, its plugins and the live
@@ -135,7 +138,7 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 		writers:    map[string]*store.Writer{},
 	}
 	r.Store = store.New(cfg.Sessions.Dir, store.Options{Now: clk.Now, Log: log})
-	if r.Provider, err = newProvider(ctx, cfg, opts.Version); err != nil {
+	if r.Provider, err = newProvider(ctx, cfg, opts.Version, opts.Env); err != nil {
 		return nil, errors.Join(err, closeLog())
 	}
 	if err := r.mount(ctx); err != nil {

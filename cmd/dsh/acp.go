@@ -31,6 +31,7 @@ Try it without an API key: dsh acp --profile demo`,
 				return err
 			}
 			rt, err := compositions.New(cmd.Context(), compositions.Options{
+				Env:    g.env,
 				Config: cfg, Kind: compositions.ACP, LogWriter: g.stderr, Version: version(),
 				AllowBroadWorkspace: allowBroad,
 			})

@@ -91,6 +91,7 @@ redirected output is always the raw answer.`,
 				cfg.Log.Level = "warn"
 			}
 			rt, err := compositions.New(cmd.Context(), compositions.Options{
+				Env:    g.env,
 				Config: cfg, Kind: compositions.Headless, LogWriter: g.stderr, Version: version(),
 				AllowBroadWorkspace: allowBroad,
 			})

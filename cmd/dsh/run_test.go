@@ -105,6 +105,23 @@ func TestRunWithoutAKeyFailsBeforeCreatingASession(t *testing.T) {
 	}
 }
 
+func TestTheKeyCheckReadsOnlyTheEnvironmentDshWasGiven(t *testing.T) {
+	// A developer's own key in the test process must not reach an
+	// in-process run: the key is looked up through dsh's environment.
+	t.Setenv("DEEPSEEK_API_KEY", "the-developers-key")
+	s := newSandbox(t)
+	r := s.run("run", "hello")
+	if r.code != exitError || !strings.Contains(r.stderr, "MISSING_CREDENTIAL") {
+		t.Fatalf("the process environment's key was used: code %d stderr %q", r.code, r.stderr)
+	}
+	s.env["DEEPSEEK_API_KEY"] = "the-sandboxs-key"
+	s.env["DSH_LLM_BASE_URL"] = "http://127.0.0.1:1"
+	s.env["DSH_LLM_RETRY_MAX_RETRIES"] = "0"
+	if r := s.run("run", "hello"); strings.Contains(r.stderr, "MISSING_CREDENTIAL") {
+		t.Errorf("the sandbox's key was not read: %q", r.stderr)
+	}
+}
+
 func TestRunRejectsAnEmptyTask(t *testing.T) {
 	s := newSandbox(t)
 	if r := s.run("run", "   "); r.code != exitUsage || !strings.Contains(r.stderr, "task is empty") {

@@ -122,6 +122,7 @@ func runTUI(ctx context.Context, g *globals, start tuiStart) error {
 		cfg.Log.File = filepath.Join(cfg.Home, "logs", "tui.log")
 	}
 	rt, err := compositions.New(ctx, compositions.Options{
+		Env:    g.env,
 		Config: cfg, Kind: compositions.TUI, LogWriter: g.stderr, Version: version(),
 		AllowBroadWorkspace: allowBroad,
 	})
