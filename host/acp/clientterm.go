@@ -241,6 +241,11 @@ type outputFollower struct {
 const anchorLen = 256
 
 func (f *outputFollower) update(snap string, truncated bool) {
+	if len(snap) > maxTerminalOutput {
+		// More than was asked for: keep what a client honouring the
+		// limit would have kept.
+		snap, truncated = snap[len(snap)-maxTerminalOutput:], true
+	}
 	var fresh string
 	switch {
 	case strings.HasPrefix(snap, f.seen):

@@ -490,6 +490,11 @@ func TestOutputFollowerFindsNewBytesInTrimmedSnapshots(t *testing.T) {
 	if f.gap {
 		t.Error("a gap was reported")
 	}
+	// A client sending more than the limit is held to it.
+	f.update(strings.Repeat("y", maxTerminalOutput+10), false)
+	if len(f.seen) != maxTerminalOutput {
+		t.Errorf("kept %d bytes of an oversized snapshot, want %d", len(f.seen), maxTerminalOutput)
+	}
 	f.update("unrelated tail\n", true)
 	if !f.gap || !strings.HasSuffix(b.String(), "[output the editor's terminal dropped] …\nunrelated tail\n") {
 		t.Errorf("a lost stretch is not marked: %q", b.String())
