@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/seed-e9b4dba4/dsh/host/prompt"
@@ -113,5 +114,77 @@ func TestLoadInstructionsReportsAnUnreadableFile(t *testing.T) {
 	_, err := prompt.LoadInstructions(dir, 0, "i")
 	if err == nil || !strings.Contains(err.Error(), "read project instructions "+filepath.Join(dir, "AGENTS.md")) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// A repository can plant AGENTS.md as a link to a secret outside the
+// workspace, as a second name (hard link) of one, or as a FIFO; none is
+// read, and a link inside the workspace still is.
+func TestLoadInstructionsNeverReadsOutsideTheWorkspace(t *testing.T) {
+	root := t.TempDir()
+	secret := filepath.Join(root, "id_rsa")
+	if err := os.WriteFile(secret, []byte("PRIVATE KEY"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		plant func(path string) error
+	}{
+		{"link out", func(p string) error { return os.Symlink(secret, p) }},
+		{"relative link out", func(p string) error { return os.Symlink("../id_rsa", p) }},
+		{"hard link", func(p string) error { return os.Link(secret, p) }},
+		{"fifo", func(p string) error { return syscall.Mkfifo(p, 0o644) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, err := os.MkdirTemp(root, "ws")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tc.plant(filepath.Join(dir, "AGENTS.md")); err != nil {
+				t.Fatal(err)
+			}
+			msg, err := prompt.LoadInstructions(dir, 0, "i")
+			if msg != nil && strings.Contains(session.JoinText(msg.Content), "PRIVATE KEY") {
+				t.Fatal("the file outside the workspace reached the instructions")
+			}
+			if err == nil || !strings.Contains(err.Error(), "read project instructions "+filepath.Join(dir, "AGENTS.md")) {
+				t.Errorf("err = %v, want a refusal naming the file", err)
+			}
+		})
+	}
+	t.Run("link inside", func(t *testing.T) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "docs.md"), []byte("use tabs"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink("docs.md", filepath.Join(dir, "AGENTS.md")); err != nil {
+			t.Fatal(err)
+		}
+		msg, err := prompt.LoadInstructions(dir, 0, "i")
+		if err != nil || msg == nil || !strings.Contains(session.JoinText(msg.Content), "use tabs") {
+			t.Fatalf("LoadInstructions = %v, %v", msg, err)
+		}
+	})
+}
+
+// A huge instruction file is read only up to a bound, whatever
+// agent.instructions_max_bytes says, and the note gives its real size.
+func TestLoadInstructionsReadsAHugeFileOnlyUpToABound(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "AGENTS.md")
+	if err := os.WriteFile(path, []byte("rules first"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, 64<<20); err != nil { // sparse: cheap to make
+		t.Fatal(err)
+	}
+	msg, err := prompt.LoadInstructions(dir, 0, "i")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := session.JoinText(msg.Content)
+	if len(text) > 17<<20 || !strings.HasPrefix(strings.SplitN(text, "\n\n", 2)[1], "rules first") ||
+		!strings.Contains(text, "[Truncated: showing the first 16777216 of 67108864 bytes.") {
+		t.Fatalf("%d bytes, tail %q", len(text), text[max(0, len(text)-200):])
 	}
 }
