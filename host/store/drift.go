@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -130,7 +132,7 @@ func (s *Store) RevisionAt(path string) (string, int64, error) {
 // died leaves the record of a process that is gone. A reused process id can
 // only make this report true for longer, never false too early.
 func (s *Store) WriterRunning(path string) bool {
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(path), lockName))
+	b, err := readLockRecord(filepath.Join(filepath.Dir(path), lockName))
 	if err != nil || len(bytes.TrimSpace(b)) == 0 {
 		return false
 	}
@@ -144,4 +146,19 @@ func (s *Store) WriterRunning(path string) bool {
 	}
 	err = unix.Kill(o.PID, 0)
 	return err == nil || errors.Is(err, unix.EPERM)
+}
+
+// readLockRecord reads a lock file's owner record without ever blocking (a
+// FIFO planted as session.lock must not hang a reader) and without reading
+// more than a record can hold.
+func readLockRecord(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("session lock %s is not a regular file", path)
+	}
+	return io.ReadAll(io.LimitReader(f, 4096))
 }

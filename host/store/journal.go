@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/seed-e9b4dba4/dsh/host/session"
 )
@@ -63,9 +64,38 @@ func (s *Store) recordChange(id, path string, size int64) {
 	}
 }
 
+// errJournalNotRegular marks a journal path holding something other than a
+// regular file (a directory, a FIFO, ...): nothing reads or writes it.
+var errJournalNotRegular = errors.New("not a regular file")
+
+// openJournal opens the journal without ever blocking: O_NONBLOCK makes
+// opening a FIFO return at once (a plain open waits for the other end
+// forever), and anything but a regular file is refused with an error that
+// wraps errJournalNotRegular and says what to do.
+func (s *Store) openJournal(flag int) (*os.File, os.FileInfo, error) {
+	path := s.journalPath()
+	f, err := os.OpenFile(path, flag|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		if fi, serr := os.Lstat(path); serr == nil && !fi.Mode().IsRegular() {
+			return nil, nil, fmt.Errorf("change journal %s is %s, %w; remove it (readers list all sessions once)", path, fileKind(fi.Mode()), errJournalNotRegular)
+		}
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("stat change journal: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, fmt.Errorf("change journal %s is %s, %w; remove it (readers list all sessions once)", path, fileKind(fi.Mode()), errJournalNotRegular)
+	}
+	return f, fi, nil
+}
+
 func (s *Store) appendJournal(rec []byte) error {
 	for range 2 {
-		f, err := os.OpenFile(s.journalPath(), os.O_WRONLY|os.O_APPEND, 0)
+		f, _, err := s.openJournal(os.O_WRONLY | os.O_APPEND)
 		if errors.Is(err, fs.ErrNotExist) {
 			if err := s.createJournal(); err != nil {
 				return err
@@ -122,21 +152,22 @@ func (s *Store) Changes(from int64) ([]Change, int64, error) {
 		return nil, 0, fmt.Errorf("change journal cursor %d is negative", from)
 	}
 	path := s.journalPath()
-	f, err := os.Open(path)
+	f, fi, err := s.openJournal(os.O_RDONLY)
 	if errors.Is(err, fs.ErrNotExist) {
 		if from == 0 {
 			return nil, 0, nil
 		}
 		return nil, 0, &JournalResetError{Path: path, Next: 0, Reason: "the journal is missing"}
 	}
+	if errors.Is(err, errJournalNotRegular) {
+		// Nothing can be followed: every call is a reset, so readers list
+		// every session each time instead of missing changes.
+		return nil, 0, &JournalResetError{Path: path, Next: 0, Reason: err.Error()}
+	}
 	if err != nil {
 		return nil, from, fmt.Errorf("open change journal: %w", err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, from, fmt.Errorf("stat change journal: %w", err)
-	}
 	size := fi.Size()
 	tag, body := readJournalHead(f, size)
 	off := from & offsetMask
@@ -187,18 +218,15 @@ func (s *Store) Changes(from int64) ([]Change, int64, error) {
 // ChangesHead returns the cursor at the journal's current end: a reader
 // takes it, lists every session, then follows Changes from it.
 func (s *Store) ChangesHead() (int64, error) {
-	f, err := os.Open(s.journalPath())
-	if errors.Is(err, fs.ErrNotExist) {
+	f, fi, err := s.openJournal(os.O_RDONLY)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errJournalNotRegular) {
+		// Changes resets from 0 on a journal that is not a regular file.
 		return 0, nil
 	}
 	if err != nil {
 		return 0, fmt.Errorf("open change journal: %w", err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return 0, fmt.Errorf("stat change journal: %w", err)
-	}
 	tag, body := readJournalHead(f, fi.Size())
 	return cursor(tag, body+completeBytes(f, body, fi.Size())), nil
 }

@@ -4,7 +4,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/seed-e9b4dba4/dsh/host/session"
 )
@@ -142,5 +145,63 @@ func TestJournalWithoutHeadUsesPlainOffsets(t *testing.T) {
 	}
 	if _, _, err := fx.s.Changes(-1); err == nil {
 		t.Error("a negative cursor was accepted")
+	}
+}
+
+// TestAJournalThatIsNotAFileHangsNothing plants a FIFO or a directory as
+// changes.log (and as a session's lock): writes still succeed and say what
+// is wrong, and readers get a reset to list every session, never a hang.
+func TestAJournalThatIsNotAFileHangsNothing(t *testing.T) {
+	for name, plant := range map[string]func(path string) error{
+		"fifo":      func(path string) error { return syscall.Mkfifo(path, 0o600) },
+		"directory": func(path string) error { return os.Mkdir(path, 0o700) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			fx := newFixture(t, Options{})
+			if err := os.MkdirAll(fx.root, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := plant(filepath.Join(fx.root, journalName)); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				w := mustCreate(t, fx.s, testHeader("s-fifo"))
+				mustAppend(t, w, ev(0, session.TypeTurnStart, `{"turn":1}`))
+				if err := w.Flush(); err != nil {
+					t.Error(err)
+				}
+				mustClose(t, w)
+				lock := filepath.Join(filepath.Dir(w.Path()), lockName)
+				if err := os.Remove(lock); err != nil {
+					t.Error(err)
+				}
+				if err := plant(lock); err != nil {
+					t.Error(err)
+				}
+				if fx.s.WriterRunning(w.Path()) {
+					t.Errorf("WriterRunning with a %s as the lock is true", name)
+				}
+				if head, err := fx.s.ChangesHead(); err != nil || head != 0 {
+					t.Errorf("ChangesHead = %d, %v; want 0", head, err)
+				}
+				var reset *JournalResetError
+				if _, next, err := fx.s.Changes(0); !errors.As(err, &reset) || next != 0 || !strings.Contains(err.Error(), "not a regular file; remove it") {
+					t.Errorf("Changes(0) = %d, %v; want a reset to list everything", next, err)
+				}
+				if _, _, err := fx.s.Inspect(t.Context(), "s-fifo"); err != nil {
+					t.Errorf("the session is unreadable: %v", err)
+				}
+			}()
+			select {
+			case <-done:
+			case <-time.After(2 * time.Minute):
+				t.Fatal("a store call hangs on a changes.log that is a " + name)
+			}
+			if !strings.Contains(fx.logs.String(), "not a regular file") {
+				t.Errorf("no warning names the journal problem:\n%s", fx.logs.String())
+			}
+		})
 	}
 }
