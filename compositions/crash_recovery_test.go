@@ -99,6 +99,97 @@ func TestACrashMidStreamKeepsWhatWasShown(t *testing.T) {
 	}
 }
 
+// TestACrashedLogShowsItsPartialAnswerBeforeItIsResumed cuts a real log
+// after the first streamed delta and reads it without resuming it, as dsh
+// sessions show and search do: the partial answer is there as the
+// interrupted message the repair will write, and the log is unchanged.
+func TestACrashedLogShowsItsPartialAnswerBeforeItIsResumed(t *testing.T) {
+	srv := fakellm.New(fakellm.Reply{Text: "zebras grazing tailwords never"})
+	defer srv.Close()
+	cfg, cwd := loadConfig(t, "", "llm.base_url="+srv.URL, "llm.api_key=k")
+	rt := newRuntime(t, TUI, cfg)
+	a, err := rt.NewSession(t.Context(), cwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := a.ID()
+	promptAndWait(t, rt, a, "hello")
+	if err := rt.CloseSession(a); err != nil {
+		t.Fatal(err)
+	}
+	entry, err := rt.Store.Stat(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := os.ReadFile(entry.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := bytes.Index(log, []byte(`"delta":"zebras grazing "`))
+	if cut < 0 {
+		t.Fatalf("no first delta in the log:\n%s", log)
+	}
+	cut += bytes.IndexByte(log[cut:], '\n') + 1
+	if err := os.WriteFile(entry.Path, log[:cut], 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	// A fresh runtime, as a later dsh sessions show is.
+	other := newRuntime(t, TUI, cfg)
+	snap, err := other.Query.ReadSession(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recovered *session.Event
+	for i, e := range snap.Events {
+		if e.Type == session.TypeAssistantMessage {
+			recovered = &snap.Events[i]
+		}
+	}
+	if recovered == nil {
+		t.Fatal("sessions show of the crashed log has no assistant message")
+	}
+	var msg session.AssistantMessage
+	if err := recovered.DecodeData(&msg); err != nil {
+		t.Fatal(err)
+	}
+	if !msg.Interrupted || len(msg.Message.Content) != 1 || msg.Message.Content[0].Text != "zebras grazing " {
+		t.Fatalf("shown message = %s", recovered.Data)
+	}
+	if last := snap.Events[len(snap.Events)-1]; last.Type != session.TypeTurnEnd {
+		t.Errorf("the shown turn ends with %s, want turn/end", last.Type)
+	}
+	page, err := other.Query.SearchEvents(t.Context(), sessionquery.EventSearchRequest{SessionID: id, Query: "zebras"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, h := range page.Items {
+		found = found || (h.Seq == recovered.Seq && h.Type == session.TypeAssistantMessage)
+	}
+	if !found {
+		t.Errorf("search for the partial answer found %+v", page.Items)
+	}
+	if now, err := os.ReadFile(entry.Path); err != nil || !bytes.Equal(now, log[:cut]) {
+		t.Errorf("reading the crashed log changed it (%v)", err)
+	}
+
+	// Resuming writes exactly what was shown.
+	b, err := other.ResumeSession(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, events := b.Session().Snapshot()
+	if err := other.CloseSession(b); err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range snap.Events {
+		if i >= len(events) || !bytes.Equal(events[i].Data, e.Data) || events[i].Type != e.Type {
+			t.Fatalf("event %d as shown (%s) differs from the repaired log", i, e.Type)
+		}
+	}
+}
+
 func hasEvent(events []session.Event, seq int, typ string) bool {
 	for _, e := range events {
 		if e.Seq == seq && e.Type == typ {

@@ -41,9 +41,11 @@ func (p *StorePersistence) List(ctx context.Context) ([]PersistedSnapshot, error
 	return out, nil
 }
 
-// Inspect reads one whole log without locking or repairing it.
+// Inspect reads one whole log without locking or repairing it; a log whose
+// writer crashed mid-turn reads with the closers its repair will write
+// (store.InspectRecovered), so its partial answer is shown and searched.
 func (p *StorePersistence) Inspect(ctx context.Context, id string) (session.Header, []session.Event, error) {
-	return p.st.Inspect(ctx, id)
+	return p.st.InspectRecovered(ctx, id)
 }
 
 // IsCorrupt reports a log the store cannot parse.

@@ -5,7 +5,8 @@
 // the process dies), crash repair (a torn last line is truncated and an open
 // turn is closed as interrupted on Load and Open, never on Inspect or List;
 // a model stream it cut off keeps its streamed text and reasoning as an
-// interrupted assistant/message) and
+// interrupted assistant/message; InspectRecovered shows a crashed log with
+// those closers before anyone resumes it, without writing them) and
 // a change journal (<root>/changes.log) that tells readers which logs to look
 // at again without stat-ing every one.
 //

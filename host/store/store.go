@@ -297,6 +297,26 @@ func (s *Store) Inspect(ctx context.Context, id string) (session.Header, []sessi
 	return d.header, d.events, nil
 }
 
+// InspectRecovered is Inspect plus, when the log's last turn is open and no
+// running process holds its lock (the writer crashed), the events a repair
+// will append when it is resumed (see Load): the turn's closers and, for a
+// model stream the crash cut off, the interrupted assistant message with
+// what was streamed. They are numbered and stamped exactly as the repair
+// writes them, but never written, so what a crashed session showed is in
+// its transcript and searchable before anyone resumes it. A log whose
+// writer may still run is returned as Inspect returns it.
+func (s *Store) InspectRecovered(ctx context.Context, id string) (session.Header, []session.Event, error) {
+	h, events, err := s.Inspect(ctx, id)
+	if err != nil || len(events) == 0 {
+		return h, events, err
+	}
+	path, err := s.logPath(id)
+	if err != nil || s.WriterRunning(path) {
+		return h, events, nil
+	}
+	return h, append(events, closeOpenTurn(id, events)...), nil
+}
+
 // openLog opens a session log without ever blocking: O_NONBLOCK makes
 // opening a FIFO or a device return at once (a plain open of a FIFO waits
 // for a writer forever), and anything but a regular file is then refused
