@@ -352,17 +352,6 @@ func (u *ui) closeAllPages() {
 	}
 }
 
-// modal centres p in a box of the given size over the pages below.
-func modal(p tview.Primitive, width, height int) tview.Primitive {
-	return tview.NewFlex().
-		AddItem(nil, 0, 1, false).
-		AddItem(tview.NewFlex().SetDirection(tview.FlexRow).
-			AddItem(nil, 0, 1, false).
-			AddItem(p, height, 1, true).
-			AddItem(nil, 0, 1, false), width, 1, true).
-		AddItem(nil, 0, 1, false)
-}
-
 // topPage is the innermost open overlay, or "" for the main page.
 func (u *ui) topPage() string {
 	if len(u.overlay) == 0 {

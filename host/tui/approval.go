@@ -100,10 +100,35 @@ func (u *ui) showApproval() {
 	}
 	d := newApprovalDialog(u, u.approvals[0], len(u.approvals)-1)
 	u.dialog = d
-	_, _, w, h := u.pages.GetRect()
-	width := min(max(w-8, 40), 110)
-	height := min(max(h-6, 10), d.height(width-4))
-	u.openPage(pageApproval, modal(d, width, height), d)
+	u.openPage(pageApproval, &centred{Box: tview.NewBox(), d: d}, d)
+}
+
+// centred lays the approval dialog out at every draw, centred and sized
+// for the screen it is drawn on, so a terminal resized while the dialog is
+// open (80 columns to 50) gets a dialog that fits, Reject included.
+type centred struct {
+	*tview.Box
+	d *approvalDialog
+}
+
+// Draw implements tview.Primitive.
+func (c *centred) Draw(screen tcell.Screen) {
+	x, y, w, h := c.GetRect()
+	width := min(max(w-8, 40), 110, w)
+	height := min(max(h-6, 10), c.d.height(width-4), h)
+	c.d.SetRect(x+(w-width)/2, y+(h-height)/2, width, height)
+	c.d.Draw(screen)
+}
+
+func (c *centred) Focus(delegate func(p tview.Primitive)) { delegate(c.d) }
+func (c *centred) HasFocus() bool                         { return c.d.HasFocus() }
+
+func (c *centred) InputHandler() func(*tcell.EventKey, func(tview.Primitive)) {
+	return c.d.InputHandler()
+}
+
+func (c *centred) MouseHandler() func(tview.MouseAction, *tcell.EventMouse, func(tview.Primitive)) (bool, tview.Primitive) {
+	return c.d.MouseHandler()
 }
 
 // approvalDialog asks allow once / allow for this session / reject.

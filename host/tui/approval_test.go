@@ -129,3 +129,33 @@ func TestTheApprovalWaitIsNeitherRunningToolsNorTheToolsDuration(t *testing.T) {
 		t.Errorf("the card counts the approval wait: %q", card)
 	}
 }
+
+func TestAnApprovalDialogOpenDuringAResizeFitsTheNewWidth(t *testing.T) {
+	b := newBackend(t, newScripted(
+		toolReply("call_1", "bash", `{"command":"echo approved-output","description":"Print a greeting"}`),
+		textReply("", "All done."),
+	))
+	d := startUI(t, b, nil)
+	d.submit("greet me")
+	d.waitText("Approval needed", "Reject (n)")
+	d.screen.SetSize(50, 24)
+	d.ui.app.QueueEvent(tcell.NewEventResize(50, 24))
+	screen := d.waitFor("the dialog at 50 columns", func(s string) bool {
+		rows := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+		return len(rows) == 24 && strings.Contains(s, "Approval needed")
+	})
+	var top string
+	for _, r := range strings.Split(screen, "\n") {
+		if strings.Contains(r, "Approval needed") {
+			top = r
+		}
+	}
+	if !strings.Contains(top, "╔") || !strings.Contains(top, "╗") {
+		t.Errorf("the dialog's frame is cut at 50 columns: %q\n%s", top, screen)
+	}
+	if !strings.Contains(screen, "Reject (n)") && !strings.Contains(screen, "n reject") {
+		t.Errorf("Reject is not shown after the resize:\n%s", screen)
+	}
+	d.typeText("n")
+	d.waitText("DENIED", "All done.")
+}
