@@ -27,6 +27,32 @@ var pins = []struct{ class, scenario string }{
 type header struct {
 	system string
 	tools  []byte
+	reason string // initial, resume or change
+}
+
+// schemaSidecar is the tool-schemas golden in the upstream fixture shape
+// (tool-schemas.expected.json): the first header's tools, then the tools of
+// every later header written because the request changed.
+type schemaSidecar struct {
+	Initial json.RawMessage   `json:"initial"`
+	Changes []json.RawMessage `json:"changes"`
+}
+
+// sidecar renders hs as the golden holds it, 2-space indented with a
+// trailing newline.
+func sidecar(t *testing.T, hs []header) []byte {
+	t.Helper()
+	s := schemaSidecar{Initial: hs[0].tools, Changes: []json.RawMessage{}}
+	for _, h := range hs[1:] {
+		if h.reason == "change" {
+			s.Changes = append(s.Changes, h.tools)
+		}
+	}
+	out, err := session.MarshalIndent(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(out, '\n')
 }
 
 // requestHeaders returns every request/header of a raw log, normalized.
@@ -66,7 +92,7 @@ func requestHeaders(t *testing.T, n *normalizer, raw []byte) []header {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, header{system: n.string(d.Header.System) + "\n", tools: []byte(pretty + "\n")})
+		out = append(out, header{system: n.string(d.Header.System) + "\n", tools: []byte(pretty + "\n"), reason: d.Reason})
 	}
 	return out
 }
@@ -98,7 +124,7 @@ func TestRequestHeaderGoldens(t *testing.T) {
 				}
 				g := goldie.New(t, goldie.WithFixtureDir(filepath.Join("testdata", pin.class)), goldie.WithNameSuffix(""))
 				g.Assert(t, "system-prompt.golden.md", []byte(hs[0].system))
-				g.Assert(t, "tool-schemas.golden.json", hs[0].tools)
+				g.Assert(t, "tool-schemas.golden.json", sidecar(t, hs))
 			})
 		}
 	}
@@ -111,11 +137,19 @@ func goldenHeader(t *testing.T, class string) header {
 	if err != nil {
 		t.Fatalf("class %s has no golden system prompt: %v", class, err)
 	}
-	tools, err := os.ReadFile(filepath.Join("testdata", class, "tool-schemas.golden.json"))
+	raw, err := os.ReadFile(filepath.Join("testdata", class, "tool-schemas.golden.json"))
 	if err != nil {
 		t.Fatalf("class %s has no golden tool schemas: %v", class, err)
 	}
-	return header{system: string(sys), tools: tools}
+	var s schemaSidecar
+	if err := json.Unmarshal(raw, &s); err != nil || s.Initial == nil || s.Changes == nil {
+		t.Fatalf("class %s: tool-schemas.golden.json is not {\"initial\":[…],\"changes\":[…]}: %v", class, err)
+	}
+	tools, err := session.Indent(s.Initial)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return header{system: string(sys), tools: []byte(tools + "\n"), reason: "initial"}
 }
 
 type schema struct {

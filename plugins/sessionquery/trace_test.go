@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	sq "github.com/seed-e9b4dba4/dsh/host/sessionquery"
+	"github.com/seed-e9b4dba4/dsh/host/store"
 )
 
 func live(h session.Header) *session.Live { return liveWith(h) }
@@ -364,4 +367,33 @@ func TestISOTimeMatchesJavaScript(t *testing.T) {
 			t.Errorf("isoTime(%d) = %s, want %s", ms, got, want)
 		}
 	}
+}
+
+// TestEventReadKeepsLineSeparatorsAsStored pins design §8.29 for U+2028 and
+// U+2029: the target block is the stored event re-indented, so separators
+// stored as raw characters (a log written by upstream's JSON.stringify, or
+// by hand) come out raw, and separators stored as \u2028 escapes (Go's
+// encoder writes those) come out as the same escapes, in a live session
+// and in one read back from its JSONL log.
+func TestEventReadKeepsLineSeparatorsAsStored(t *testing.T) {
+	const stored = `{"role":"user","id":"u","content":[{"type":"text","text":"raw ` + "\u2028|\u2029" + ` escaped \u2028|\u2029"}],"source":{"kind":"user"}}`
+	const want = `"text": "raw ` + "\u2028|\u2029" + ` escaped \u2028|\u2029"`
+	target := session.Event{Type: session.TypeUserMessage, Seq: 0, Time: 1000, SurfaceOp: session.OpAppend, Data: json.RawMessage(stored)}
+
+	inMemory := realService(t, live(hdr("caller", 1, workspace, "")), liveWith(hdr("seps", 2, workspace, ""), target))
+	out := outcomeOf(t, newHarness(t, inMemory, DefaultConfig()).run(context.Background(), callerLive("caller", workspace), ToolEventRead, `{"session_id":"seps","seq":0}`)).Text
+	mustContain(t, "live read", out, want)
+
+	st := store.New(filepath.Join(t.TempDir(), "sessions"), store.Options{Log: slog.New(slog.DiscardHandler)})
+	w, err := st.Create(hdr("seps", 2, workspace, ""), []session.Event{target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	persisted := realService(t, live(hdr("caller", 1, workspace, "")))
+	t.Cleanup(persisted.Mount(sq.NewStorePersistence(st)))
+	out = outcomeOf(t, newHarness(t, persisted, DefaultConfig()).run(context.Background(), callerLive("caller", workspace), ToolEventRead, `{"session_id":"seps","seq":0}`)).Text
+	mustContain(t, "persisted read", out, want)
 }
