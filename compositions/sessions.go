@@ -219,10 +219,9 @@ func (r *Runtime) CloseSession(a *agent.Agent) error {
 	err := a.Close()
 	err = errors.Join(err, r.closeMCP(a.ID()))
 	live := a.Session()
+	// Detaching notifies the registry's subscribers: the permissions,
+	// coding-tools and spill plugins forget the session there.
 	r.Sessions.Detach(live)
-	if r.Permissions != nil {
-		r.Permissions.Forget(live.ID())
-	}
 	if err == nil && live.Len() == 0 {
 		// A session that was opened but never used leaves no log behind
 		// (it would only clutter /resume and session/list).

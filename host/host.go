@@ -114,8 +114,8 @@ func Get[T any](h *Host, k Key[T]) (T, bool) {
 	return t, ok
 }
 
-// MustGet returns the service k or an error naming it.
-func MustGet[T any](h *Host, k Key[T]) (T, error) {
+// Require returns the service k or an error naming it.
+func Require[T any](h *Host, k Key[T]) (T, error) {
 	v, ok := Get(h, k)
 	if !ok {
 		return v, fmt.Errorf("service %q is not available", k.name)

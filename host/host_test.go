@@ -170,8 +170,8 @@ func TestGetWithWrongTypeIsAbsentAndRemoveUnregisters(t *testing.T) {
 		t.Fatal("a service must not be returned under a different type")
 	}
 	remove()
-	if _, err := host.MustGet(h, alphaKey); err == nil || !strings.Contains(err.Error(), `service "alpha" is not available`) {
-		t.Fatalf("MustGet after remove: %v", err)
+	if _, err := host.Require(h, alphaKey); err == nil || !strings.Contains(err.Error(), `service "alpha" is not available`) {
+		t.Fatalf("Require after remove: %v", err)
 	}
 	if _, err := host.Provide(h, betaKey, "", 1); err != nil {
 		t.Fatal(err)

@@ -38,11 +38,11 @@ func apply(h *host.Host, sec host.Section, opts PluginOptions) (host.Dispose, er
 	if err := sec.Decode(&cfg); err != nil {
 		return nil, err
 	}
-	reg, err := host.MustGet(h, tools.ServiceKey)
+	reg, err := host.Require(h, tools.ServiceKey)
 	if err != nil {
 		return nil, err
 	}
-	prompts, err := host.MustGet(h, prompt.ServiceKey)
+	prompts, err := host.Require(h, prompt.ServiceKey)
 	if err != nil {
 		return nil, err
 	}

@@ -51,11 +51,11 @@ func apply(h *host.Host, sec host.Section) (host.Dispose, error) {
 	if err != nil {
 		return nil, err
 	}
-	reg, err := host.MustGet(h, tools.ServiceKey)
+	reg, err := host.Require(h, tools.ServiceKey)
 	if err != nil {
 		return nil, err
 	}
-	prompts, err := host.MustGet(h, prompt.ServiceKey)
+	prompts, err := host.Require(h, prompt.ServiceKey)
 	if err != nil {
 		return nil, err
 	}

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"unicode/utf8"
 
+	"github.com/seed-e9b4dba4/dsh/host/jsonscan"
 	"github.com/seed-e9b4dba4/dsh/host/session"
-	"github.com/seed-e9b4dba4/dsh/internal/jsonscan"
 )
 
 // maxBlockNesting bounds how deep tool results nested in tool results are

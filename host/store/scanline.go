@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/seed-e9b4dba4/dsh/host/jsonscan"
 	"github.com/seed-e9b4dba4/dsh/host/session"
-	"github.com/seed-e9b4dba4/dsh/internal/jsonscan"
 )
 
 // lineSpans are the raw values of the envelope keys of one line, nil when

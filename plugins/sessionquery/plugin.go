@@ -113,15 +113,15 @@ func apply(h *host.Host, sec host.Section) (host.Dispose, error) {
 	if err != nil {
 		return nil, err
 	}
-	reg, err := host.MustGet(h, tools.ServiceKey)
+	reg, err := host.Require(h, tools.ServiceKey)
 	if err != nil {
 		return nil, err
 	}
-	prompts, err := host.MustGet(h, prompt.ServiceKey)
+	prompts, err := host.Require(h, prompt.ServiceKey)
 	if err != nil {
 		return nil, err
 	}
-	svc, err := host.MustGet(h, sq.ServiceKey)
+	svc, err := host.Require(h, sq.ServiceKey)
 	if err != nil {
 		return nil, err
 	}

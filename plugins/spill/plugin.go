@@ -74,7 +74,7 @@ func apply(h *host.Host, sec host.Section, opts Options) (host.Dispose, error) {
 		return nil, err
 	}
 	log := h.Logger().With("plugin", PluginName)
-	reg, err := host.MustGet(h, tools.ServiceKey)
+	reg, err := host.Require(h, tools.ServiceKey)
 	if err != nil {
 		return nil, err
 	}

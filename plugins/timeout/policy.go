@@ -39,7 +39,7 @@ func Plugin() host.Plugin {
 }
 
 func apply(h *host.Host, _ host.Section) (host.Dispose, error) {
-	reg, err := host.MustGet(h, tools.ServiceKey)
+	reg, err := host.Require(h, tools.ServiceKey)
 	if err != nil {
 		return nil, err
 	}
