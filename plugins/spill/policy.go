@@ -52,30 +52,73 @@ func (p *Policy) PostExecute(ctx context.Context, in tools.PostInput, next hook.
 		return dec
 	}
 	text := session.JoinText(content)
-	log := p.log.With("tool", call.Name, "callId", call.CallID, "bytes", len(text), "maxInlineBytes", p.maxInline)
-	if call.Session == nil || call.Session.ID() == "" {
-		log.Warn("spill-policy: oversized result kept inline: the call has no session to own the spill file")
-		return dec
-	}
-	ref, err := p.store.SaveText(ctx, SaveRequest{
-		SessionID:     call.Session.ID(),
+	replaced, ok := p.bound(ctx, call.Session, SaveRequest{
 		ToolName:      call.Name,
 		CallID:        call.CallID,
 		Label:         "result",
 		SuggestedName: call.Name + ".txt",
 		Content:       text,
 	})
-	if err != nil {
-		log.Warn("spill-policy: oversized result kept inline: saving it failed", "err", err)
-		return dec
-	}
-	replaced, ok := replacement(text, ref, p.maxInline)
 	if !ok {
-		log.Warn("spill-policy: oversized result kept inline: max_inline_bytes is too small for the notice naming the spill file", "locator", ref.Locator)
 		return dec
 	}
 	dec.Content = []session.ContentBlock{session.TextBlock(replaced)}
 	return dec
+}
+
+// BoundDispatchCopy is the policy's second arm (session-query design,
+// host.md §5.3): it bounds the durable log copy of one nested sub-call's
+// result, the copy a Code Mode runtime logs for each dispatch, and returns
+// the copy to log. The program that made the sub-call keeps the full
+// value; only this copy is replaced, by the same preview and notice, saved
+// under the label "dispatch", keyed by the sub-call's id and named after
+// the sub-tool. Unlike results shown to the model, read sub-calls are
+// bounded too: a log copy is not model context, so no read loop can form.
+// Text within the cap, a sub-call without a session, a failed save or a
+// cap too small for the notice leave the copy as it is. dsh mounts no Code
+// Mode yet; a composition that adds one calls this for every dispatch.
+func (p *Policy) BoundDispatchCopy(ctx context.Context, sub *tools.Call, text string) string {
+	if len(text) <= p.maxInline {
+		return text
+	}
+	owner := sub.Session
+	for c := sub; owner == nil && c.Parent != nil; c = c.Parent {
+		owner = c.Parent.Session
+	}
+	replaced, ok := p.bound(ctx, owner, SaveRequest{
+		ToolName:      sub.Name,
+		CallID:        sub.CallID,
+		Label:         "dispatch",
+		SuggestedName: sub.Name + ".txt",
+		Content:       text,
+	})
+	if !ok {
+		return text
+	}
+	return replaced
+}
+
+// bound saves req.Content, an oversized text, for owner and returns the
+// preview and notice that replace it; ok is false, after a warning, when
+// the text must stay as it is.
+func (p *Policy) bound(ctx context.Context, owner *session.Live, req SaveRequest) (string, bool) {
+	log := p.log.With("tool", req.ToolName, "callId", req.CallID, "label", req.Label, "bytes", len(req.Content), "maxInlineBytes", p.maxInline)
+	if owner == nil || owner.ID() == "" {
+		log.Warn("spill-policy: oversized result kept inline: the call has no session to own the spill file")
+		return "", false
+	}
+	req.SessionID = owner.ID()
+	ref, err := p.store.SaveText(ctx, req)
+	if err != nil {
+		log.Warn("spill-policy: oversized result kept inline: saving it failed", "err", err)
+		return "", false
+	}
+	replaced, ok := replacement(req.Content, ref, p.maxInline)
+	if !ok {
+		log.Warn("spill-policy: oversized result kept inline: max_inline_bytes is too small for the notice naming the spill file", "locator", ref.Locator)
+		return "", false
+	}
+	return replaced, true
 }
 
 // textSize is the byte length of the blocks' texts concatenated without a
