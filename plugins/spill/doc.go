@@ -24,6 +24,9 @@
 // and its source (the design's "maxInlineBytes must be a non-negative
 // integer"). Where the design registers nothing when the cap is omitted,
 // dsh always has one (configs/default.yaml: 50000) and enabled is the
-// switch. Other code may use Policy and LocalStore
-// directly, for example to bound a durable copy with another store.
+// switch. Other code may use Policy and LocalStore directly, for example
+// to bound a durable copy with another store; Policy.BoundDispatchCopy is
+// the design's second arm, bounding the logged copy of a nested (Code
+// Mode) sub-call's result, for a composition that mounts such a runtime
+// (dsh has none yet).
 package spill
