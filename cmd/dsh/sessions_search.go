@@ -18,11 +18,11 @@ import (
 
 // searchHit is one session of dsh sessions search --json.
 type searchHit struct {
-	Session   session.Header        `json:"session"`
-	Title     *string               `json:"title"`
-	Live      bool                  `json:"live"`
-	Persisted bool                  `json:"persisted"`
-	BestMatch sessionquery.EventHit `json:"bestMatch"`
+	Session   jsonHeader `json:"session"`
+	Title     *string    `json:"title"`
+	Live      bool       `json:"live"`
+	Persisted bool       `json:"persisted"`
+	BestMatch jsonHit    `json:"bestMatch"`
 }
 
 func newSessionsSearchCmd(g *globals) *cobra.Command {
@@ -118,7 +118,7 @@ progress bar on a terminal.`,
 			if asJSON {
 				out := make([]searchHit, len(page.Items))
 				for i, it := range page.Items {
-					out[i] = searchHit{Session: it.Header, Live: it.Live, Persisted: it.Persisted, BestMatch: it.BestMatch}
+					out[i] = searchHit{Session: headerJSON(it.Header), Live: it.Live, Persisted: it.Persisted, BestMatch: hitJSON(it.BestMatch)}
 					if t, ok := titles[it.Header.ID]; ok {
 						out[i].Title = &t
 					}

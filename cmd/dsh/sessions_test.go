@@ -390,3 +390,36 @@ func TestSessionsShowNumbersTurnsFromOneAndHidesTheRuntimeContext(t *testing.T) 
 func execResultAsResult(r execResult) result {
 	return result{code: r.code, stdout: r.stdout, stderr: r.stderr}
 }
+
+func TestEveryJSONTimeIsRFC3339WithMilliseconds(t *testing.T) {
+	s := newSandbox(t)
+	populate(s)
+	const created = "2025-06-15T10:10:00.000Z" // "newer", baseMs + 10 min
+	var hits []struct {
+		Session   struct{ CreatedAt any }
+		BestMatch struct{ Time any }
+	}
+	r := s.run("sessions", "search", "--json", "parseConfig")
+	wantOK(t, r)
+	if err := json.Unmarshal([]byte(r.stdout), &hits); err != nil || len(hits) != 1 {
+		t.Fatalf("search --json = %q (%v)", r.stdout, err)
+	}
+	if hits[0].Session.CreatedAt != created {
+		t.Errorf("search --json createdAt = %v", hits[0].Session.CreatedAt)
+	}
+	if at, ok := hits[0].BestMatch.Time.(string); !ok || !strings.HasPrefix(at, "2025-06-15T10:1") || !strings.HasSuffix(at, "Z") || len(at) != len(created) {
+		t.Errorf("search --json bestMatch.time = %v", hits[0].BestMatch.Time)
+	}
+	var tr struct {
+		Target struct{ Header struct{ CreatedAt any } }
+		Root   struct{ Header struct{ CreatedAt any } }
+	}
+	r = s.run("sessions", "trace", "--json", "newer")
+	wantOK(t, r)
+	if err := json.Unmarshal([]byte(r.stdout), &tr); err != nil {
+		t.Fatal(err)
+	}
+	if tr.Target.Header.CreatedAt != created || tr.Root.Header.CreatedAt != created {
+		t.Errorf("trace --json createdAt = %v, root %v", tr.Target.Header.CreatedAt, tr.Root.Header.CreatedAt)
+	}
+}

@@ -37,7 +37,7 @@ creation time and title. The session itself is marked with *.`,
 				return err
 			}
 			if asJSON {
-				return writeJSON(g.stdout, tr)
+				return writeJSON(g.stdout, traceJSON(tr))
 			}
 			ids := []string{tr.Target.Header.ID}
 			for _, a := range tr.Ancestors {
