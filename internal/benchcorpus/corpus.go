@@ -55,7 +55,20 @@ const (
 	CommonWord    = "the"
 	Phrase        = "failing test"
 	CJKWord       = "搜索"
+	// Planted by mixed sentences (each in about one prompt in eighty, the
+	// identifier in forty): a CJK
+	// word inside unspaced runs, a Japanese and a Korean word, and the
+	// part of IdentifierForms a part query names.
+	CJKInRun       = "数据库"
+	JapaneseWord   = "データベース"
+	KoreanWord     = "데이터베이스"
+	IdentifierPart = "SessionHeader"
 )
+
+// Version names what Generate writes; it changes whenever the same seed and
+// options would give other bytes, so a corpus kept on disk by an earlier
+// generator is recognized as stale (2: mixed-script sentences).
+const Version = 2
 
 // Manifest describes a generated corpus.
 type Manifest struct {

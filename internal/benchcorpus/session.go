@@ -22,6 +22,10 @@ type builder struct {
 	now    int64
 	bytes  int64
 	rare   bool // plant RareID once in this session
+	// mixed draws the mixed-script sentences (mixedSentence) from a stream
+	// of its own, so adding them left every other byte of the corpus as it
+	// was.
+	mixed *rand.Rand
 }
 
 func newSession(r *rand.Rand, i int, opts Options, rare bool) *builder {
@@ -33,6 +37,7 @@ func newSession(r *rand.Rand, i int, opts Options, rare bool) *builder {
 		header: session.Header{Version: session.FormatVersion, ID: id, CreatedAt: created, Cwd: &cwd},
 		now:    created,
 		rare:   rare,
+		mixed:  rand.New(rand.NewPCG(opts.Seed^mixedSalt, uint64(i))),
 	}
 }
 
@@ -148,6 +153,9 @@ func (b *builder) prompt() string {
 		parts = append(parts, "There is a failing test in "+filePath(r)+".")
 	}
 	b.plant(&parts)
+	if b.mixed.IntN(10) == 0 {
+		parts = append(parts, mixedSentence(b.mixed))
+	}
 	if b.rare {
 		parts = append(parts, "Request "+RareID+" failed with status 503.")
 		b.rare = false

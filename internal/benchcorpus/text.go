@@ -111,6 +111,47 @@ func cjkSentence(r *rand.Rand) string {
 	return strings.Join(parts, " ") + "。"
 }
 
+// mixedSalt seeds the mixed-script stream (builder.mixed).
+const mixedSalt = 0x6d69786564
+
+// IdentifierForms are the spellings of one identifier that mixed sentences
+// use; each holds IdentifierPart as a run of its parts.
+var IdentifierForms = []string{"loadSessionHeader", "LoadSessionHeader", "load_session_header", "load-session-header", "session_header.go"}
+
+// mixedSentence is text as people write it beside English: an unspaced
+// Chinese run (sometimes holding CJKInRun), Japanese with kana and kanji,
+// Korean with a particle attached, an identifier in one of its forms, or
+// one of the words a part query must not find (BRAID, category) or must
+// (OpenAI, for AI).
+func mixedSentence(r *rand.Rand) string {
+	switch r.IntN(8) {
+	case 0, 1:
+		run := cjkRun(r)
+		if r.IntN(2) == 0 {
+			run = "请检查" + CJKInRun + "连接池配置" + run
+		}
+		return run + "。"
+	case 2:
+		return "この" + JapaneseWord + "の接続を確認してください。"
+	case 3:
+		return KoreanWord + "를 확인하세요."
+	case 4, 5:
+		return "Rename " + IdentifierForms[r.IntN(len(IdentifierForms))] + " before the release."
+	case 6:
+		return "A BRAID of category labels."
+	}
+	return "Ask the OpenAI API again."
+}
+
+// cjkRun is 2–6 CJK words written as Chinese is, without spaces.
+func cjkRun(r *rand.Rand) string {
+	var b strings.Builder
+	for range 2 + r.IntN(5) {
+		b.WriteString(cjkWords[r.IntN(len(cjkWords))])
+	}
+	return b.String()
+}
+
 // sourceCode is a plausible source file of about size bytes.
 func sourceCode(r *rand.Rand, size int) string {
 	var b strings.Builder

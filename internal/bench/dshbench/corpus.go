@@ -17,7 +17,10 @@ import (
 // corpusInfo is what the table says about the corpus; it is kept beside
 // the corpus so a reused one is described without reading it again.
 type corpusInfo struct {
-	Preset      string  `json:"preset"`
+	Preset string `json:"preset"`
+	// Generator is the benchcorpus.Version that wrote the corpus (absent,
+	// so 0, in manifests from before versions were recorded: version 1).
+	Generator   int     `json:"generator"`
 	Sessions    int     `json:"sessions"`
 	Events      int     `json:"events"`
 	Bytes       int64   `json:"bytes"`
@@ -37,6 +40,10 @@ func ensureCorpus(ctx context.Context, l layout, preset string, logf func(string
 		}
 		if ci.Preset != preset {
 			return ci, fmt.Errorf("%s holds the %s corpus, not %s; use another -dir or the matching -preset", l.dir, ci.Preset, preset)
+		}
+		if gen := max(ci.Generator, 1); gen != benchcorpus.Version {
+			return ci, fmt.Errorf("%s holds a corpus of generator version %d, and this benchmark generates version %d (other text, so other figures); delete the directory or use another -dir to generate it again",
+				l.dir, gen, benchcorpus.Version)
 		}
 		ci.Reused = true
 		logf("reusing the %s corpus in %s (%d sessions, %d events)", preset, l.dir, ci.Sessions, ci.Events)
@@ -62,7 +69,7 @@ func ensureCorpus(ctx context.Context, l layout, preset string, logf func(string
 	if err != nil {
 		return ci, err
 	}
-	ci = corpusInfo{Preset: preset, Sessions: m.Sessions, Events: m.Events, Bytes: m.Bytes, RareSession: m.RareSession, GenSeconds: time.Since(start).Seconds()}
+	ci = corpusInfo{Preset: preset, Generator: benchcorpus.Version, Sessions: m.Sessions, Events: m.Events, Bytes: m.Bytes, RareSession: m.RareSession, GenSeconds: time.Since(start).Seconds()}
 	raw, err = json.MarshalIndent(ci, "", "  ")
 	if err != nil {
 		return ci, err

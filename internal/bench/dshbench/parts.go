@@ -14,8 +14,9 @@ import (
 	"github.com/seed-e9b4dba4/dsh/internal/benchcorpus"
 )
 
-// query is one benchmarked search: the five kinds issue 9 names, each a
-// token whose frequency the corpus generator controls.
+// query is one benchmarked search: the five kinds issue 9 names and the
+// two of issue 16, each a token whose frequency the corpus generator
+// controls.
 type query struct{ Name, Text string }
 
 var queries = []query{
@@ -24,6 +25,10 @@ var queries = []query{
 	{"common word", benchcorpus.CommonWord},
 	{"phrase", benchcorpus.Phrase},
 	{"CJK", benchcorpus.CJKWord},
+	// Issue 16: a CJK word inside unspaced runs, and an identifier part
+	// (camel, Pascal, snake, kebab and file-name forms).
+	{"CJK in a run", benchcorpus.CJKInRun},
+	{"identifier part", benchcorpus.IdentifierPart},
 }
 
 // latency is the p50 and p95 of a measured operation.
