@@ -133,6 +133,9 @@ func onPersistedScale(ctx context.Context, q querier, match string, live []candi
 	if len(live) == 0 {
 		return nil
 	}
+	if phrases := matchPhrases(match); len(phrases) > 1 {
+		return phrasesOnPersistedScale(ctx, q, phrases, live)
+	}
 	ps, err := stats(ctx, q, "persisted_fts", match)
 	if err != nil {
 		return err
@@ -142,6 +145,52 @@ func onPersistedScale(ctx context.Context, q querier, match string, live []candi
 	}
 	for i := range live {
 		live[i].score = rescale(live[i].score, live[i].tokens, liveStats, ps)
+	}
+	return nil
+}
+
+// phrasesOnPersistedScale rescales live candidates of a query of several
+// phrases (OR). FTS5's bm25 sums one term per phrase, each with that
+// phrase's own idf, so the live score cannot be split back into phrase
+// frequencies: each phrase is scored on the live table alone, its frequency
+// recovered and its term recomputed on the persisted scale, and the terms
+// are added in phrase order, as FTS5 adds them.
+func phrasesOnPersistedScale(ctx context.Context, q querier, phrases []string, live []candidate) error {
+	sums := make([]float64, len(live))
+	for _, ph := range phrases {
+		ps, err := stats(ctx, q, "persisted_fts", ph)
+		if err != nil || ps.rows == 0 {
+			return err
+		}
+		ls, err := stats(ctx, q, "live_fts", ph)
+		if err != nil {
+			return err
+		}
+		scores := map[int64]float64{}
+		rows, err := q.QueryContext(ctx, `SELECT rowid, rank FROM live_fts WHERE live_fts MATCH ?`, ph)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var id int64
+			var score float64
+			if err := rows.Scan(&id, &score); err != nil {
+				rows.Close()
+				return err
+			}
+			scores[id] = score
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		for i, c := range live {
+			if s, ok := scores[c.docID]; ok {
+				sums[i] += bm25(phraseFreq(s, c.tokens, ls), c.tokens, ps)
+			}
+		}
+	}
+	for i := range live {
+		live[i].score = sums[i]
 	}
 	return nil
 }

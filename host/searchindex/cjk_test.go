@@ -2,6 +2,7 @@ package searchindex
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -116,5 +117,53 @@ func TestAnIndexOfTheOldTextFormIsRebuilt(t *testing.T) {
 	}
 	if len(notices) != 1 || !strings.Contains(notices[0], "rebuilding it from the session logs") {
 		t.Errorf("notices = %q", notices)
+	}
+}
+
+// A camel-case query is its parts OR its whole: the identifier is found
+// however a document cases it, and a document holding it exactly ranks
+// before those holding only its parts as words or in snake case.
+func TestAWholeIdentifierRanksFirst(t *testing.T) {
+	f := newFixture(t)
+	f.persist(hdr("a-prose", 1), texts("call parse session header now"))
+	f.persist(hdr("b-snake", 2), texts("call parse_session_header now"))
+	f.persist(hdr("c-exact", 3), texts("call parseSessionHeader now"))
+	f.persist(hdr("d-lower", 4), texts("call parsesessionheader now"))
+	// A history where the words are not everywhere, so that bm25's idf
+	// means what it does on a real one.
+	for i := range 20 {
+		f.persist(hdr(fmt.Sprintf("filler-%02d", i), 5), texts("unrelated text about nothing"))
+	}
+	got := sessionIDs(f.sessions(sessionquery.SessionSearchRequest{Query: "parseSessionHeader"}))
+	if len(got) != 4 || got[0] != "c-exact" {
+		t.Errorf("parseSessionHeader ranked %v, want c-exact first of four", got)
+	}
+	got = sessionIDs(f.sessions(sessionquery.SessionSearchRequest{Query: "PARSESESSIONHEADER"}))
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"c-exact", "d-lower"}) {
+		t.Errorf("the whole identifier in capitals found %v", got)
+	}
+	f.persist(hdr("f-openai", 6), texts("see api.openai.com"))
+	f.persist(hdr("g-OpenAI", 7), texts("the OpenAI API"))
+	got = sessionIDs(f.sessions(sessionquery.SessionSearchRequest{Query: "OpenAI"}))
+	if len(got) != 2 || got[0] != "g-OpenAI" {
+		t.Errorf("OpenAI found %v, want g-OpenAI, then f-openai", got)
+	}
+}
+
+// Live documents of a two-phrase query are scored as if they were in the
+// persisted table: identical documents tie exactly, whichever table holds
+// them, and fall to the session id.
+func TestLiveAndPersistedTieOnAnIdentifierQuery(t *testing.T) {
+	f := newFixture(t)
+	doc := "the handler calls parseSessionHeader twice"
+	f.persist(hdr("b", 1), texts(doc))
+	f.persist(hdr("c", 1), texts(doc))
+	f.persist(hdr("x", 1), texts("some other parse session header text that is longer than the rest"))
+	f.live(hdr("a", 1), texts(doc))
+	f.live(hdr("d", 1), texts(doc))
+	got := sessionIDs(f.sessions(sessionquery.SessionSearchRequest{Query: "parseSessionHeader"}))
+	if !slices.Equal(got, []string{"a", "b", "c", "d", "x"}) {
+		t.Errorf("ranked %v, want the four identical documents tied in id order, then x", got)
 	}
 }

@@ -20,11 +20,16 @@
 // also their parts, so "SessionHeader", "session header" and "header" find
 // "parseSessionHeader", and "AI" finds "OpenAI" (a part) but still not
 // "BRAID"; an identifier cut into parts is also indexed whole, so
-// "parsesessionheader" finds it too. Text without CJK or camel case is its
-// own form and matches exactly as the design says. The form is never
-// stored: content rows hold the original text, the FTS5 rows its form, and a
-// snippet of a document whose form differs is highlighted on the form (in
-// the probe table) and carried back to the original's code points. Stored text has
+// "parsesessionheader" finds it too. A query holding a camel-case
+// identifier is two quoted phrases, its parts OR its whole
+// (searchtext.Whole), so "OpenAI" also finds "openai", and a document with
+// the identifier exactly matches both and ranks first; the live overlay
+// rescales such a query phrase by phrase, as FTS5's bm25 sums them. Text
+// without CJK or camel case is its own form and matches exactly as the
+// design says. The form is never stored: content rows hold the original
+// text, the FTS5 rows its form, and a snippet of a document whose form
+// differs is highlighted on the form (in the probe table) and carried back
+// to the original's code points. Stored text has
 // NUL, U+FDD0 and U+FDD1 replaced by U+FFFD, so the highlight markers can
 // never be forged. The index holds at most 256 KiB of an event's text
 // (cut after whitespace; the rest stays readable through the service's

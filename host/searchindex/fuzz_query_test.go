@@ -16,15 +16,16 @@ import (
 var querySeeds = []string{
 	"needle", `"`, `a "b" c`, "a OR b", "NEAR(a b, 2)", "NEAR(", "*", "a*", "^a", "-a", "col:a",
 	"{a b}: c", "(a", "a\x00b", " \t\u00a0\u2028 ", "\uFDD0a\uFDD1", "\xed\xa0\x80", "\xff\xfe",
-	"İstanbul", "café CAFE", "req-4f3a-91", "搜索 结果", "a\u200bb", "\U0001F600 smile", strings.Repeat("x", 4096),
+	"İstanbul", "café CAFE", "req-4f3a-91", "搜索 结果", "parseSessionHeader", `say "fooBar" OR x`, "OpenAI 数据库", "a\u200bb", "\U0001F600 smile", strings.Repeat("x", 4096),
 }
 
 // FuzzNormalizeQuery checks the query normalizer and the FTS5 quoting on
 // arbitrary text: only blank or NUL-carrying text is refused, with
 // INVALID_QUERY; what is kept is valid UTF-8 without highlight markers,
 // trimmed and collapsed; and the quoted form is exactly one FTS5 string
-// (a quote, then the query's indexed form with every quote doubled, then a
-// quote), so no operator, star or parenthesis inside it can act.
+// per form of the query (a quote, then the form with every quote doubled,
+// then a quote; two forms are joined by OR), so no operator, star or
+// parenthesis inside it can act.
 func FuzzNormalizeQuery(f *testing.F) {
 	for _, s := range querySeeds {
 		f.Add(s)
@@ -35,12 +36,22 @@ func FuzzNormalizeQuery(f *testing.F) {
 			return
 		}
 		quoted := quoteFTS(got)
-		if len(quoted) < 2 || quoted[0] != '"' || quoted[len(quoted)-1] != '"' {
-			t.Fatalf("quoteFTS(%q) = %s is not one string", got, quoted)
+		phrases := matchPhrases(quoted)
+		forms := []string{searchtext.Query(got)}
+		if w := searchtext.Whole(got); w != forms[0] {
+			forms = append(forms, w)
 		}
-		inner, form := quoted[1:len(quoted)-1], searchtext.Query(got)
-		if strings.ReplaceAll(inner, `""`, "") != strings.ReplaceAll(form, `"`, "") || strings.Count(inner, `"`) != 2*strings.Count(form, `"`) {
-			t.Fatalf("quoteFTS(%q) = %s leaves a quote undoubled", got, quoted)
+		if len(phrases) != len(forms) || strings.Join(phrases, " OR ") != quoted {
+			t.Fatalf("quoteFTS(%q) = %s is not %d strings", got, quoted, len(forms))
+		}
+		for i, ph := range phrases {
+			if len(ph) < 2 || ph[0] != '"' || ph[len(ph)-1] != '"' {
+				t.Fatalf("quoteFTS(%q) = %s: %s is not one string", got, quoted, ph)
+			}
+			inner, form := ph[1:len(ph)-1], forms[i]
+			if strings.ReplaceAll(inner, `""`, "") != strings.ReplaceAll(form, `"`, "") || strings.Count(inner, `"`) != 2*strings.Count(form, `"`) {
+				t.Fatalf("quoteFTS(%q) = %s leaves a quote undoubled", got, quoted)
+			}
 		}
 	})
 }

@@ -122,9 +122,40 @@ func (c Config) normalizeLimit(limit *int) (int, error) {
 // quoteFTS makes the query, in its indexed form (searchtext.Query: CJK
 // characters and identifier parts are tokens of their own), one FTS5
 // string: every operator, prefix star, parenthesis and quote inside it is
-// inert data.
+// inert data. A query holding a camel-case identifier is two such strings,
+// the parts form OR the whole form (searchtext.Whole), so the identifier
+// is found however a document cases it, and exactly first.
 func quoteFTS(q string) string {
-	return `"` + strings.ReplaceAll(searchtext.Query(q), `"`, `""`) + `"`
+	parts, whole := searchtext.Query(q), searchtext.Whole(q)
+	if parts == whole {
+		return quotePhrase(parts)
+	}
+	return quotePhrase(parts) + " OR " + quotePhrase(whole)
+}
+
+func quotePhrase(p string) string {
+	return `"` + strings.ReplaceAll(p, `"`, `""`) + `"`
+}
+
+// matchPhrases splits a quoteFTS expression into its quoted phrases.
+func matchPhrases(match string) []string {
+	var out []string
+	for len(match) > 0 {
+		end := 1
+		for end < len(match) {
+			if match[end] == '"' {
+				if end+1 < len(match) && match[end+1] == '"' {
+					end += 2
+					continue
+				}
+				break
+			}
+			end++
+		}
+		out = append(out, match[:end+1])
+		match = strings.TrimPrefix(match[min(end+1, len(match)):], " OR ")
+	}
+	return out
 }
 
 func copyString(p *string) *string {

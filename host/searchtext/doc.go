@@ -25,7 +25,10 @@
 // what makes a query's phrase a phrase of the document: "SessionHeader",
 // "session header" and "parse_session_header" all find
 // "parseSessionHeader"; "AI" finds "OpenAI" (a camel part) but never
-// "BRAID" or "braid", where nothing marks a part. A cut is inserted only
+// "BRAID" or "braid", where nothing marks a part. A query holding a
+// camel-case identifier is also searched in its Whole form (CJK cuts only),
+// so "OpenAI" finds "openai" too and a document holding the identifier
+// exactly, which matches both forms, ranks first. A cut is inserted only
 // between two letters or digits, so text with no CJK and no camel case is
 // its own form, byte for byte, and tokenizes exactly as before.
 //

@@ -34,7 +34,11 @@ func (f Form) Changed() bool { return len(f.cuts) > 0 }
 
 // Segment returns the indexed form of s.
 func Segment(s string) Form {
-	cuts, ids := scan(s)
+	return segment(s, true)
+}
+
+func segment(s string, camel bool) Form {
+	cuts, ids := scan(s, camel)
 	if len(cuts) == 0 {
 		return Form{Text: s, main: len(s)}
 	}
@@ -62,11 +66,26 @@ func Segment(s string) Form {
 // Query returns the form a query phrase takes: its cuts, no appended
 // identifiers, and no Sentinel (each becomes a space).
 func Query(q string) string {
-	if strings.ContainsRune(q, Sentinel) {
-		q = strings.ReplaceAll(q, string(Sentinel), " ")
-	}
-	f := Segment(q)
+	f := Segment(noSentinel(q))
 	return f.Text[:f.main]
+}
+
+// Whole returns the query phrase that finds its identifiers whole: CJK
+// characters cut, camel case not. It differs from Query only for a query
+// holding a camel-case identifier, which a document may spell whole in
+// another case ("openai" for "OpenAI"), and which a document holding it
+// exactly matches both ways: searched as Query OR Whole, such a document
+// ranks before one that only has the parts as words.
+func Whole(q string) string {
+	f := segment(noSentinel(q), false)
+	return f.Text[:f.main]
+}
+
+func noSentinel(q string) string {
+	if strings.ContainsRune(q, Sentinel) {
+		return strings.ReplaceAll(q, string(Sentinel), " ")
+	}
+	return q
 }
 
 func sumLen(ids [][2]int) int {
@@ -178,15 +197,16 @@ func classify(r rune) class {
 }
 
 // scan returns the cuts of s (original byte offsets, ascending) and the
-// byte ranges of the identifiers with a camel-case cut.
-func scan(s string) (cuts []int, ids [][2]int) {
+// byte ranges of the identifiers with a camel-case cut; camel false makes
+// CJK cuts only.
+func scan(s string, camel bool) (cuts []int, ids [][2]int) {
 	// Fast path: ASCII text without an upper-case letter after a letter has
 	// no cut at all.
 	slow := false
 	for i := 0; i < len(s) && !slow; i++ {
 		c := s[i]
 		slow = c >= utf8.RuneSelf ||
-			i > 0 && 'A' <= c && c <= 'Z' && ('a' <= s[i-1] && s[i-1] <= 'z' || 'A' <= s[i-1] && s[i-1] <= 'Z')
+			camel && i > 0 && 'A' <= c && c <= 'Z' && ('a' <= s[i-1] && s[i-1] <= 'z' || 'A' <= s[i-1] && s[i-1] <= 'Z')
 	}
 	if !slow {
 		return nil, nil
@@ -210,7 +230,7 @@ func scan(s string) (cuts []int, ids [][2]int) {
 		}
 		if prev != other && c != other {
 			cut := prev == cjk || c == cjk
-			if !cut && c == upper {
+			if !cut && camel && c == upper {
 				cut = prev == lower || prev == upper && lowerRunFollows(s[i+size:])
 			}
 			if cut {

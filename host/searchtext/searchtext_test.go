@@ -98,6 +98,11 @@ func TestSegmentForms(t *testing.T) {
 	if got := Query("parseSessionHeader \uE000 x"); got != "parse Session Header   x" {
 		t.Errorf("Query dropped no sentinel or kept the appended identifiers: %q", got)
 	}
+	for q, want := range map[string]string{"OpenAI 数据库": "OpenAI 数 据 库", "parseSessionHeader\uE000": "parseSessionHeader ", "plain words": "plain words"} {
+		if got := Whole(q); got != want {
+			t.Errorf("Whole(%q) = %q, want %q", q, got, want)
+		}
+	}
 }
 
 // The design's tokenizer acceptance cases (session-query.md §3.11) hold
