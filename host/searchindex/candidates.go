@@ -383,6 +383,11 @@ func snippet(ctx context.Context, q querier, c candidate, match string, maxChars
 		return makeSnippet(markFirst(text, at), maxChars), nil
 	}
 	if form := searchtext.Segment(text); form.Changed() {
+		// Most such documents are ASCII and CJK, whose tokens Go finds as
+		// FTS5 does; the probe table is for the rest.
+		if at, ok := form.FirstMatch(phraseForms(match)); ok {
+			return makeSnippet(markFirst(text, at), maxChars), nil
+		}
 		marked, err := highlightForm(ctx, q, form, match)
 		if err != nil {
 			return "", err

@@ -137,6 +137,15 @@ func quotePhrase(p string) string {
 	return `"` + strings.ReplaceAll(p, `"`, `""`) + `"`
 }
 
+// phraseForms returns the phrases of a quoteFTS expression, unquoted.
+func phraseForms(match string) []string {
+	out := matchPhrases(match)
+	for i, p := range out {
+		out[i] = strings.ReplaceAll(p[1:len(p)-1], `""`, `"`)
+	}
+	return out
+}
+
 // matchPhrases splits a quoteFTS expression into its quoted phrases.
 func matchPhrases(match string) []string {
 	var out []string

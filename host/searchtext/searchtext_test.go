@@ -63,7 +63,12 @@ func (f *fts) highlight(doc, query string) (string, bool) {
 	if err != nil {
 		f.t.Fatalf("match %q in %q: %v", query, doc, err)
 	}
-	return form.Restore(marked, markStart, markEnd), true
+	restored := form.Restore(marked, markStart, markEnd)
+	// The Go shortcut, where it decides, finds the same first match.
+	if at, ok := form.FirstMatch([]string{q}); ok && at != strings.IndexRune(restored, markStart) {
+		f.t.Fatalf("%q in %q: FirstMatch says %d, FTS5 highlights %q", query, doc, at, restored)
+	}
+	return restored, true
 }
 
 func (f *fts) matches(doc, query string) bool {
