@@ -33,7 +33,9 @@
 // its own form, byte for byte, and tokenizes exactly as before.
 //
 // Form keeps where it inserted what, so a highlight computed on the form
-// maps back to the original text's code points (Restore, Origin).
+// maps back to the original text's code points (Restore, Origin); for
+// ASCII and CJK text it also finds the first match itself, as unicode61
+// would (FirstMatch), and says when it cannot.
 //
 // The package is pure (no state, no I/O); host/searchindex calls it for
 // every document it indexes and every query it runs.
