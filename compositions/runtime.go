@@ -17,6 +17,7 @@ import (
 	"github.com/seed-e9b4dba4/dsh/host/llm"
 	"github.com/seed-e9b4dba4/dsh/host/permissions"
 	"github.com/seed-e9b4dba4/dsh/host/prompt"
+	"github.com/seed-e9b4dba4/dsh/host/sandbox"
 	"github.com/seed-e9b4dba4/dsh/host/searchindex"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
@@ -67,6 +68,10 @@ type Options struct {
 	// Env looks up the environment variables the runtime reads (the API
 	// key's); nil reads the process environment. Tests pass their own.
 	Env func(string) (string, bool)
+	// SandboxLauncher is dsh's own executable, re-executed as the launcher
+	// of sandboxed commands (sandbox.MaybeLaunch); empty means commands
+	// cannot be sandboxed, so permission mode auto asks for them.
+	SandboxLauncher string
 }
 
 // Runtime is one composed host: its services, its plugins and the live
@@ -93,6 +98,7 @@ type Runtime struct {
 	switches   switches
 	closeLog   func() error
 	allowBroad bool
+	launcher   string
 	version    string
 	mcp        mcpHub
 
@@ -134,6 +140,7 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 		closeLog:   closeLog,
 		version:    opts.Version,
 		allowBroad: opts.AllowBroadWorkspace,
+		launcher:   opts.SandboxLauncher,
 		agents:     map[string]*agent.Agent{},
 		writers:    map[string]*store.Writer{},
 	}
@@ -201,7 +208,11 @@ func provide[T any](h *host.Host, k host.Key[T], v T) func() error {
 // reorders by dependency.
 func (r *Runtime) plugins() []host.Plugin {
 	// Commands never see the variable the model key is read from.
-	ps := []host.Plugin{permissions.Plugin(), codingtools.PluginWith(codingtools.PluginOptions{HiddenEnv: []string{r.Config.LLM.APIKeyEnv}})}
+	ps := []host.Plugin{
+		permissions.Plugin(),
+		codingtools.PluginWith(codingtools.PluginOptions{HiddenEnv: []string{r.Config.LLM.APIKeyEnv}}),
+		sandbox.Plugin(sandbox.Options{Launcher: r.launcher, UserHome: r.Config.UserHome()}),
+	}
 	if r.Kind.mountsQuery(r.switches) && r.switches.sessionQuery {
 		ps = append(ps, sqtools.Plugin())
 	}

@@ -33,6 +33,7 @@ Try it without an API key: dsh acp --profile demo`,
 			rt, err := compositions.New(cmd.Context(), compositions.Options{
 				Env:    g.env,
 				Config: cfg, Kind: compositions.ACP, LogWriter: g.stderr, Version: version(),
+				SandboxLauncher:     sandboxLauncher(),
 				AllowBroadWorkspace: allowBroad,
 			})
 			if err != nil {

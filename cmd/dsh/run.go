@@ -93,6 +93,7 @@ redirected output is always the raw answer.`,
 			rt, err := compositions.New(cmd.Context(), compositions.Options{
 				Env:    g.env,
 				Config: cfg, Kind: compositions.Headless, LogWriter: g.stderr, Version: version(),
+				SandboxLauncher:     sandboxLauncher(),
 				AllowBroadWorkspace: allowBroad,
 			})
 			if err != nil {

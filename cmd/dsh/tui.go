@@ -124,6 +124,7 @@ func runTUI(ctx context.Context, g *globals, start tuiStart) error {
 	rt, err := compositions.New(ctx, compositions.Options{
 		Env:    g.env,
 		Config: cfg, Kind: compositions.TUI, LogWriter: g.stderr, Version: version(),
+		SandboxLauncher:     sandboxLauncher(),
 		AllowBroadWorkspace: allowBroad,
 	})
 	if err != nil {

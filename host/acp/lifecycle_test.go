@@ -75,7 +75,7 @@ func TestNewSessionIgnoresMCPServersAndReturnsModesAndOptions(t *testing.T) {
 	if w.agent(string(resp.SessionId)) == nil {
 		t.Fatalf("no agent drives %s", resp.SessionId)
 	}
-	if resp.Modes == nil || resp.Modes.CurrentModeId != "default" || len(resp.Modes.AvailableModes) != 4 {
+	if resp.Modes == nil || resp.Modes.CurrentModeId != "default" || len(resp.Modes.AvailableModes) != 5 {
 		t.Errorf("modes = %+v", resp.Modes)
 	}
 	var cats []string

@@ -38,9 +38,10 @@ func (s *Set) bashTool() *tools.Definition {
 			tools.Req("description", tools.String("A short description of what the command does, in a few words, shown to the user.")),
 			tools.Field("timeout_ms", tools.Integer(fmt.Sprintf("Timeout in milliseconds, at most %d. Defaults to %d.", s.cfg.Bash.MaxTimeoutMs, s.cfg.Bash.DefaultTimeoutMs))),
 		),
-		Output:  tools.StringOutput,
-		Effect:  tools.EffectExecute,
-		Execute: s.bash,
+		Output:    tools.StringOutput,
+		Effect:    tools.EffectExecute,
+		Sandboxed: true,
+		Execute:   s.bash,
 		PresentCall: func(call *tools.Call) *tools.CallView {
 			var a bashArgs
 			_ = decodeArgs(nameBash, call, &a)
@@ -68,18 +69,30 @@ func (s *Set) bash(ctx context.Context, call *tools.Call) (any, error) {
 	if call.Cwd == "" {
 		return nil, failf(nameBash, CodeNoWorkspace, "this session has no working directory to run commands in")
 	}
+	environ := os.Environ()
+	c := Command{Line: a.Command, Dir: call.Cwd, Env: s.env.apply(environ), Hidden: s.env.removed(environ), Timeout: timeout}
+	if call.Sandbox != nil {
+		return s.sandboxedBash(ctx, call, c)
+	}
+	out, res, err := s.runBash(ctx, call, c, s.runnerFor(ctx))
+	if err != nil {
+		return nil, err
+	}
+	return renderBash(out, res, timeout), nil
+}
+
+// runBash runs c once with r, collecting its output.
+func (s *Set) runBash(ctx context.Context, call *tools.Call, c Command, r Runner) (*tailCollector, RunResult, error) {
 	out := &tailCollector{limit: s.cfg.Bash.MaxOutputBytes, maxSaved: int64(s.cfg.Bash.SavedOutput.MaxBytes), store: s.outputs, session: sessionKey(call)}
 	var sink io.Writer = out
 	if live := tools.LiveOutput(ctx); live != nil {
 		sink = io.MultiWriter(out, liveWriter{live})
 	}
-	environ := os.Environ()
-	c := Command{Line: a.Command, Dir: call.Cwd, Env: s.env.apply(environ), Hidden: s.env.removed(environ), Timeout: timeout}
-	res, err := s.runnerFor(ctx).Run(ctx, c, sink)
+	res, err := r.Run(ctx, c, sink)
 	if err != nil {
-		return nil, failf(nameBash, CodeStartFailed, "cannot start bash in %s: %v", call.Cwd, err)
+		return nil, res, failf(nameBash, CodeStartFailed, "cannot start bash in %s: %v", call.Cwd, err)
 	}
-	return renderBash(out, res, timeout), nil
+	return out, res, nil
 }
 
 // runnerFor is the runner of a call running with ctx: the front end's, or the
@@ -88,6 +101,11 @@ func (s *Set) runnerFor(ctx context.Context) Runner {
 	if r := runnerFrom(ctx); r != nil {
 		return r
 	}
+	return s.localRunner()
+}
+
+// localRunner runs commands in process groups of dsh's own.
+func (s *Set) localRunner() runner {
 	return runner{shell: "bash", grace: ms(s.cfg.Bash.KillGraceMs), groups: s.groups}
 }
 
@@ -103,7 +121,9 @@ func (s *Set) bashTimeout(req optInt) (time.Duration, error) {
 	return ms(int(min(req.v, int64(s.cfg.Bash.MaxTimeoutMs)))), nil
 }
 
-func renderBash(out *tailCollector, res RunResult, timeout time.Duration) string {
+// renderBash renders a run; notes (the sandbox's) go just before the
+// closing marker.
+func renderBash(out *tailCollector, res RunResult, timeout time.Duration, notes ...string) string {
 	text, _, note := out.finish()
 	var b strings.Builder
 	for _, n := range []string{res.Note, note} {
@@ -125,6 +145,10 @@ func renderBash(out *tailCollector, res RunResult, timeout time.Duration) string
 	}
 	if res.Detached {
 		b.WriteString("[a detached process still holds the output; reading stopped]\n")
+	}
+	for _, n := range notes {
+		b.WriteString(n)
+		b.WriteByte('\n')
 	}
 	switch {
 	case res.Cause == StopTimeout:

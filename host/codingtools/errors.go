@@ -27,6 +27,7 @@ const (
 	CodeNoSession        = "NO_SESSION"
 	CodeOutsideWorkspace = "OUTSIDE_WORKSPACE"
 	CodeTooLarge         = "FILE_TOO_LARGE"
+	CodeSandbox          = "SANDBOX_UNAVAILABLE"
 )
 
 // failf returns a coded tool error; name identifies the tool family so the

@@ -7,6 +7,7 @@ import (
 	"github.com/seed-e9b4dba4/dsh/host"
 	"github.com/seed-e9b4dba4/dsh/host/permissions"
 	"github.com/seed-e9b4dba4/dsh/host/prompt"
+	"github.com/seed-e9b4dba4/dsh/host/sandbox"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
 )
@@ -73,6 +74,16 @@ func apply(h *host.Host, sec host.Section, opts PluginOptions) (host.Dispose, er
 			return p.TrustReadRoot(sessionID, dir)
 		}
 		return func() {}
+	}, Sandbox: func() *sandbox.Service {
+		sb, _ := host.Get(h, sandbox.ServiceKey)
+		return sb
+	}, Hidden: func() []string {
+		// What the policy protects from reads (dsh's own data) the sandbox
+		// hides from commands.
+		if p, ok := host.Get(h, permissions.ServiceKey); ok {
+			return p.ProtectedRoots()
+		}
+		return nil
 	}})
 	if err != nil {
 		return nil, err

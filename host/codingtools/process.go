@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/seed-e9b4dba4/dsh/host/procgroup"
+	"github.com/seed-e9b4dba4/dsh/host/sandbox"
 )
 
 // runResult is everything the bash result is rendered from.
@@ -22,6 +23,10 @@ type runResult struct {
 	// detached is set when something outside the process group still held
 	// the output after everything in it was killed; reading stopped there.
 	detached bool
+	// sandbox is what the sandbox launcher enforced, for a sandboxed run;
+	// sandboxErr means the command did not run sandboxed (nor at all).
+	sandbox    sandbox.Report
+	sandboxErr error
 }
 
 // runner is the local Runner: it starts one shell command per call and
@@ -33,6 +38,9 @@ type runner struct {
 	grace  time.Duration
 	groups *procgroup.Tracker
 	env    []string // the command's whole environment; nil inherits dsh's
+	// sandbox, when set, runs the command under policy.
+	sandbox *sandbox.Service
+	policy  sandbox.Policy
 }
 
 // Run runs c in a process group of dsh's own, with c.Env as its whole
@@ -43,11 +51,16 @@ func (r runner) Run(ctx context.Context, c Command, out io.Writer) (RunResult, e
 	if err != nil {
 		return RunResult{}, err
 	}
+	return res.public(), nil
+}
+
+// public is the Runner's view of a local run.
+func (res runResult) public() RunResult {
 	rr := RunResult{ExitCode: res.exitCode, Cause: res.cause, Leftovers: res.leftovers, Detached: res.detached}
 	if res.signal != 0 {
 		rr.Signal = signalName(res.signal)
 	}
-	return rr, nil
+	return rr
 }
 
 // run executes command with bash -c in dir. Output (stdout and stderr through
@@ -70,12 +83,22 @@ func (r runner) run(ctx context.Context, command, dir string, timeout time.Durat
 	// with dsh even on SIGKILL, and without a controlling terminal a command
 	// that wants a password fails instead of stopping on SIGTTIN until the
 	// timeout.
+	var sb *sandbox.Run
+	if r.sandbox != nil {
+		if sb, err = r.sandbox.Command(cmd, r.policy); err != nil {
+			pw.Close()
+			pr.Close()
+			return runResult{}, err
+		}
+	}
 	group, err := procgroup.Start(cmd)
 	if err != nil {
+		sb.Abort()
 		pw.Close()
 		pr.Close()
 		return runResult{}, err
 	}
+	sb.Started()
 	pw.Close()
 	defer r.groups.Keep(group)
 
@@ -120,6 +143,7 @@ func (r runner) run(ctx context.Context, command, dir string, timeout time.Durat
 	<-readDone
 	pr.Close()
 
+	res.sandbox, res.sandboxErr = sb.Finish()
 	st := cmd.ProcessState
 	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		res.signal = ws.Signal()

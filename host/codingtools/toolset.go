@@ -10,6 +10,7 @@ import (
 
 	"github.com/seed-e9b4dba4/dsh/host/confine"
 	"github.com/seed-e9b4dba4/dsh/host/procgroup"
+	"github.com/seed-e9b4dba4/dsh/host/sandbox"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
 )
 
@@ -27,6 +28,13 @@ type Options struct {
 	// Log receives what fails in the background (removing old saved
 	// output); nil discards it.
 	Log *slog.Logger
+	// Sandbox returns the sandbox commands run in when the permission
+	// policy says so (auto mode); nil or a nil result means there is none,
+	// and such commands fail without running.
+	Sandbox func() *sandbox.Service
+	// Hidden returns paths sandboxed commands may not read (dsh's own
+	// data), besides the sandbox's configured ones.
+	Hidden func() []string
 }
 
 // Set is one activation's coding tools and the state they share.
@@ -38,6 +46,10 @@ type Set struct {
 	// their call (they redirected their output); Close kills them.
 	groups *procgroup.Tracker
 	env    envFilter
+	// temps holds the sandboxed commands' per-session $TMPDIR.
+	temps   *tempStore
+	sandbox func() *sandbox.Service
+	hidden  func() []string
 }
 
 // New validates cfg and returns a Set.
@@ -53,19 +65,30 @@ func New(cfg Config, opts Options) (*Set, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Set{
+	set := &Set{
 		cfg:     cfg,
 		files:   newFileTracker(),
 		outputs: newOutputStore(cfg.Bash.OutputDir, opts.OnOutputDir, cfg.Bash.SavedOutput.retention(), log),
 		groups:  &procgroup.Tracker{},
 		env:     env,
-	}, nil
+		temps:   newTempStore(),
+		sandbox: func() *sandbox.Service { return nil },
+		hidden:  func() []string { return nil },
+	}
+	if opts.Sandbox != nil {
+		set.sandbox = opts.Sandbox
+	}
+	if opts.Hidden != nil {
+		set.hidden = opts.Hidden
+	}
+	return set, nil
 }
 
 // Close kills the background processes bash commands left running. Those
 // die with dsh anyway, even on SIGKILL; Close ends them with the activation.
 func (s *Set) Close() error {
 	s.outputs.close()
+	s.temps.close()
 	return s.groups.Close()
 }
 
@@ -86,6 +109,7 @@ func (s *Set) Definitions() []*tools.Definition {
 func (s *Set) Forget(sessionID string) {
 	s.files.forget(sessionID)
 	s.outputs.forget(sessionID)
+	s.temps.forget(sessionID)
 }
 
 func sessionKey(call *tools.Call) string {

@@ -105,7 +105,7 @@ func TestInvalidValuesAreRejected(t *testing.T) {
 	tests := []struct {
 		set, key, want string
 	}{
-		{"permissions.mode=yolo", "permissions.mode", `must be one of "default", "accept-edits", "read-only", "bypass" (got "yolo")`},
+		{"permissions.mode=yolo", "permissions.mode", `must be one of "default", "accept-edits", "auto", "read-only", "bypass" (got "yolo")`},
 		{"llm.provider=anthropic", "llm.provider", `must be one of "deepseek", "openai", "replay"`},
 		{"session_query.open_at=later", "session_query.open_at", `must be one of "startup", "first-search", "never"`},
 		{"session_query.journal_mode=memory", "session_query.journal_mode", `must be one of "wal", "delete", "truncate", "persist"`},

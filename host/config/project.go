@@ -61,7 +61,7 @@ var projectNarrowing = map[string]func(below, project any) bool{
 
 // modeStrictness orders the permission modes, most permissive first.
 func modeStrictness(mode string) int {
-	return slices.Index([]string{"bypass", "accept-edits", "default", "read-only"}, mode)
+	return slices.Index([]string{"bypass", "auto", "accept-edits", "default", "read-only"}, mode)
 }
 
 // ProjectSafe reports whether an untrusted project file may set key (keys

@@ -15,6 +15,7 @@ type Config struct {
 	Agent        AgentConfig        `mapstructure:"agent"`
 	Permissions  PermissionsConfig  `mapstructure:"permissions"`
 	Tools        ToolsConfig        `mapstructure:"tools"`
+	Sandbox      SandboxConfig      `mapstructure:"sandbox"`
 	SessionQuery SessionQueryConfig `mapstructure:"session_query"`
 	TUI          TUIConfig          `mapstructure:"tui"`
 	Compaction   CompactionConfig   `mapstructure:"compaction"`
@@ -83,6 +84,14 @@ type AgentConfig struct {
 // PermissionsConfig is the permissions section.
 type PermissionsConfig struct {
 	Mode string `mapstructure:"mode"`
+}
+
+// SandboxConfig is the sandbox section: what commands may do in the
+// sandbox of permission mode auto. The path lists are ":"-separated.
+type SandboxConfig struct {
+	Network  bool   `mapstructure:"network"`
+	Write    string `mapstructure:"write"`
+	DenyRead string `mapstructure:"deny_read"`
 }
 
 // ToolsConfig is the tools section.

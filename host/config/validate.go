@@ -55,7 +55,7 @@ var rules = map[string]Rule{
 	"llm.replay.provider_name":                    nonEmpty,
 	"agent.max_parallel_tool_calls":               IntAtLeast(1),
 	"agent.instructions_max_bytes":                IntAtLeast(1),
-	"permissions.mode":                            OneOf("default", "accept-edits", "read-only", "bypass"),
+	"permissions.mode":                            OneOf("default", "accept-edits", "auto", "read-only", "bypass"),
 	"tools.bash.default_timeout_ms":               IntAtLeast(1),
 	"tools.bash.max_timeout_ms":                   IntAtLeast(1),
 	"tools.max_file_bytes":                        IntAtLeast(1),

@@ -38,6 +38,7 @@ func (s *Service) Middleware() hook.Middleware[*tools.Call, tools.PreDecision] {
 		// The tool opens exactly what was decided on: the workspace beneath
 		// its root, approved outside files pinned to what was approved.
 		down.Access = d.Access
+		down.Sandbox = d.Sandbox
 		return down
 	}
 }
@@ -89,6 +90,9 @@ func suggestedMode(call *tools.Call, s *Service, d Decision) Mode {
 	def, ok := s.reg.For(call)
 	if ok && def.Effect == tools.EffectWrite && len(d.Outside) == 0 {
 		return ModeAcceptEdits
+	}
+	if ok && def.Sandboxed && len(d.Outside) == 0 && s.SandboxSupport().Available {
+		return ModeAuto
 	}
 	return ModeBypass
 }

@@ -8,13 +8,16 @@ type Mode string
 // The permission modes, from most to least permissive.
 const (
 	ModeBypass      Mode = "bypass"
+	ModeAuto        Mode = "auto"
 	ModeAcceptEdits Mode = "accept-edits"
 	ModeDefault     Mode = "default"
 	ModeReadOnly    Mode = "read-only"
 )
 
 // Modes returns every mode in the order front ends list them.
-func Modes() []Mode { return []Mode{ModeDefault, ModeAcceptEdits, ModeReadOnly, ModeBypass} }
+func Modes() []Mode {
+	return []Mode{ModeDefault, ModeAcceptEdits, ModeAuto, ModeReadOnly, ModeBypass}
+}
 
 // ParseMode validates a mode name.
 func ParseMode(s string) (Mode, error) {
@@ -23,7 +26,7 @@ func ParseMode(s string) (Mode, error) {
 			return m, nil
 		}
 	}
-	return "", fmt.Errorf("unknown permission mode %q: use one of default, accept-edits, read-only, bypass", s)
+	return "", fmt.Errorf("unknown permission mode %q: use one of default, accept-edits, auto, read-only, bypass", s)
 }
 
 // Title is the mode's short display name.
@@ -31,6 +34,8 @@ func (m Mode) Title() string {
 	switch m {
 	case ModeAcceptEdits:
 		return "Accept edits"
+	case ModeAuto:
+		return "Auto (sandboxed commands)"
 	case ModeReadOnly:
 		return "Read only"
 	case ModeBypass:
@@ -45,6 +50,8 @@ func (m Mode) Description() string {
 	switch m {
 	case ModeAcceptEdits:
 		return "File edits inside the workspace run without asking; commands and anything outside the workspace ask first."
+	case ModeAuto:
+		return "File edits inside the workspace and commands in a sandbox (writes only in the workspace, no network) run without asking; running a command outside the sandbox asks first."
 	case ModeReadOnly:
 		return "Only reading and searching; file changes and commands are refused."
 	case ModeBypass:
@@ -59,6 +66,8 @@ func (m Mode) contextText() string {
 	switch m {
 	case ModeAcceptEdits:
 		return "Permission mode: accept-edits. Reads, searches and file changes inside the workspace run without approval; bash commands and anything outside the workspace need the user's approval, and a rejected call must not be retried without asking the user."
+	case ModeAuto:
+		return "Permission mode: auto. Reads, searches and file changes inside the workspace run without approval, and bash commands run without approval inside a sandbox: they may write only in the workspace (not its .git or .dsh) and in $TMPDIR, cannot read dsh's own data or secret paths, and have no network unless the user enabled it. When the sandbox blocks a command, the user is asked whether it may run outside the sandbox; do not work around the sandbox. Anything outside the workspace needs the user's approval."
 	case ModeReadOnly:
 		return "Permission mode: read-only. Only reading and searching are allowed; write, edit and bash calls are refused, so describe the changes you would make, or ask the user to switch modes."
 	case ModeBypass:

@@ -151,6 +151,17 @@ func TestPermissionMatrix(t *testing.T) {
 		{ModeAcceptEdits, "stateful", false, allow},
 		{ModeAcceptEdits, "stateful", true, allow},
 
+		// Auto mode without a sandbox (the fixture has none) asks for
+		// commands; auto_test.go covers sandboxed ones.
+		{ModeAuto, "reader", false, allow},
+		{ModeAuto, "reader", true, ask},
+		{ModeAuto, "writer", false, allow},
+		{ModeAuto, "writer", true, ask},
+		{ModeAuto, "runner", false, ask},
+		{ModeAuto, "runner", true, ask},
+		{ModeAuto, "stateful", false, allow},
+		{ModeAuto, "stateful", true, allow},
+
 		{ModeReadOnly, "reader", false, allow},
 		{ModeReadOnly, "reader", true, ask},
 		{ModeReadOnly, "writer", false, deny},
@@ -291,7 +302,7 @@ func TestModeOverridesArePerSessionAndObservable(t *testing.T) {
 	if err := f.svc.SetMode("s1", ModeReadOnly); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.svc.SetMode("s1", "yolo"); err == nil || !strings.Contains(err.Error(), "use one of default, accept-edits, read-only, bypass") {
+	if err := f.svc.SetMode("s1", "yolo"); err == nil || !strings.Contains(err.Error(), "use one of default, accept-edits, auto, read-only, bypass") {
 		t.Fatalf("invalid mode error = %v", err)
 	}
 	if f.svc.Mode("s1") != ModeReadOnly || f.svc.Mode("s2") != ModeDefault {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/seed-e9b4dba4/dsh/host"
 	"github.com/seed-e9b4dba4/dsh/host/prompt"
+	"github.com/seed-e9b4dba4/dsh/host/sandbox"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
 )
@@ -24,9 +25,15 @@ const (
 // calling session's mode.
 func (s *Service) ContextPart() prompt.Section {
 	return prompt.Section{
-		Name:   ContextName,
-		Order:  ContextOrder,
-		Render: func(sc prompt.Scope) string { return s.Mode(sc.SessionID).contextText() },
+		Name:  ContextName,
+		Order: ContextOrder,
+		Render: func(sc prompt.Scope) string {
+			m := s.Mode(sc.SessionID)
+			if m == ModeAuto && !s.SandboxSupport().Available {
+				return "Permission mode: auto, but commands cannot be sandboxed on this machine, so bash commands need the user's approval; reads, searches and file changes inside the workspace run without approval, and a rejected call must not be retried without asking the user."
+			}
+			return m.contextText()
+		},
 	}
 }
 
@@ -60,6 +67,13 @@ func apply(h *host.Host, sec host.Section) (host.Dispose, error) {
 		return nil, err
 	}
 	svc := New(reg, mode)
+	// Looked up at each decision, whichever plugin or service came first.
+	svc.UseSandbox(func() sandbox.Support {
+		if sb, ok := host.Get(h, sandbox.ServiceKey); ok {
+			return sb.Support()
+		}
+		return sandbox.Support{Reason: "no sandbox is mounted in this composition"}
+	})
 	var undo []func()
 	dispose := func() error {
 		for i := len(undo) - 1; i >= 0; i-- {

@@ -22,6 +22,8 @@ type Decision struct {
 	Protected bool
 	// Access is how the tool may reach the call's paths if it runs.
 	Access *confine.Access
+	// Sandbox, on an allowed command, says it runs sandboxed (auto mode).
+	Sandbox *tools.Sandbox
 }
 
 // Decide applies the session's mode to call, whose definition is def.
@@ -59,7 +61,7 @@ func (s *Service) decide(call *tools.Call, def *tools.Definition, mode Mode, out
 		if problem != "" {
 			return Decision{Kind: tools.Ask, Reason: problem}
 		}
-		if mode == ModeAcceptEdits {
+		if mode == ModeAcceptEdits || mode == ModeAuto {
 			return Decision{Kind: tools.Allow}
 		}
 		return Decision{Kind: tools.Ask, Reason: fmt.Sprintf("permission mode %s asks before changing files", mode)}
@@ -69,6 +71,9 @@ func (s *Service) decide(call *tools.Call, def *tools.Definition, mode Mode, out
 		}
 		if len(outside) > 0 {
 			return Decision{Kind: tools.Ask, Reason: "runs outside the workspace: " + list(outside), Outside: outside}
+		}
+		if mode == ModeAuto {
+			return s.decideAuto(call, def)
 		}
 		return Decision{Kind: tools.Ask, Reason: fmt.Sprintf("permission mode %s asks before running commands", mode)}
 	}

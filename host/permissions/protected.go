@@ -41,6 +41,9 @@ func (s *Service) Protect(dirs ...string) (remove func()) {
 	}
 }
 
+// ProtectedRoots returns the directories given to Protect, sorted.
+func (s *Service) ProtectedRoots() []string { return s.protectedRoots() }
+
 func (s *Service) protectedRoots() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

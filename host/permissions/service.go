@@ -5,6 +5,7 @@ import (
 
 	"github.com/seed-e9b4dba4/dsh/host"
 	"github.com/seed-e9b4dba4/dsh/host/hook"
+	"github.com/seed-e9b4dba4/dsh/host/sandbox"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
 )
 
@@ -39,6 +40,8 @@ type Service struct {
 	// protected holds dsh's own data dirs (see Protect).
 	protected map[int]string
 	nextID    int
+	// sandbox reports what sandboxed commands enforce (see UseSandbox).
+	sandbox func() sandbox.Support
 
 	changes hook.Observers[ModeChange]
 }

@@ -135,9 +135,14 @@ func (r *Registry) gate(ctx context.Context, p *Prepared) *Prepared {
 	if ctx.Err() != nil {
 		return p.settle(stagePost, aborted(false, nil))
 	}
-	if dec.Access != nil {
+	if dec.Access != nil || dec.Sandbox != nil {
 		c := *call
-		c.Access = dec.Access
+		if dec.Access != nil {
+			c.Access = dec.Access
+		}
+		if dec.Sandbox != nil {
+			c.Sandbox = dec.Sandbox
+		}
 		p.call = &c
 	}
 	r.Cleared.Emit(p.call, func(v any) {

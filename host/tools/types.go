@@ -59,6 +59,18 @@ type Call struct {
 	// permission policy granted them in pre-execute; tools open files only
 	// through Access.FS. nil means no policy confined the call.
 	Access *confine.Access
+	// Sandbox, when set, tells a tool with Definition.Sandboxed to run its
+	// command in the operating-system sandbox, as the permission policy
+	// decided; nil runs it unsandboxed.
+	Sandbox *Sandbox
+}
+
+// Sandbox is the pre-execute decision that a command runs sandboxed.
+type Sandbox struct {
+	// Escalate asks the user whether a command the sandbox denied may run
+	// again outside it; why says what was denied, for the question. nil
+	// means nobody can be asked, so the denial stands.
+	Escalate func(ctx context.Context, why string) (bool, error)
 }
 
 // Decode unmarshals the (validated) arguments into v.
@@ -102,6 +114,10 @@ type Definition struct {
 	Session string
 	Output  Output
 	Effect  Effect
+	// Sandboxed marks an execute tool that runs its command in the
+	// operating-system sandbox when the call carries a Sandbox; a policy
+	// may let such calls run unasked.
+	Sandboxed bool
 	// Execute runs the tool. It must honour ctx and return once it is done;
 	// the pipeline never abandons a started body.
 	Execute func(ctx context.Context, call *Call) (any, error)
@@ -189,6 +205,8 @@ type PreDecision struct {
 	// Access, on an allowed (or approved) call, becomes the Call.Access the
 	// tool executes with.
 	Access *confine.Access
+	// Sandbox, on an allowed call, becomes the Call.Sandbox.
+	Sandbox *Sandbox
 }
 
 // Post-execute decision kinds.
