@@ -16,11 +16,13 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/sebdah/goldie/v2"
 
+	"github.com/seed-e9b4dba4/dsh/host/sandbox"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/internal/mcptest"
 )
 
 func TestMain(m *testing.M) {
+	sandbox.MaybeLaunch()
 	if mcptest.Serve() {
 		os.Exit(0)
 	}

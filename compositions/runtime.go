@@ -189,12 +189,19 @@ func (r *Runtime) mount(ctx context.Context) error {
 	// session logs and index hold every past conversation, and the home's
 	// config and trust file decide what later starts may do. The service
 	// lives as long as the runtime, so the protection is never removed.
-	protected := []string{r.Config.Home, r.Config.Sessions.Dir}
-	if index := r.Config.SessionQuery.Path; filepath.IsAbs(index) {
-		protected = append(protected, index, index+"-wal", index+"-shm", index+"-journal")
-	}
-	_ = perms.Protect(protected...)
+	_ = perms.Protect(DataPaths(r.Config)...)
 	return nil
+}
+
+// DataPaths are dsh's own data under cfg: its home, the session logs and
+// the search index. The permission policy always asks before touching
+// them, and sandboxed commands cannot read them.
+func DataPaths(cfg *config.Config) []string {
+	paths := []string{cfg.Home, cfg.Sessions.Dir}
+	if index := cfg.SessionQuery.Path; filepath.IsAbs(index) {
+		paths = append(paths, index, index+"-wal", index+"-shm", index+"-journal")
+	}
+	return paths
 }
 
 func provide[T any](h *host.Host, k host.Key[T], v T) func() error {

@@ -41,9 +41,15 @@ func (ap *approver) Approve(ctx context.Context, call *tools.Call, reason string
 		return tools.Cancelled, err
 	}
 	view := presentFor(ap.s.opts.Tools, call, ss.tr.buffers)
+	title := view.Title
+	if call.Sandbox != nil {
+		// Asked after the call ran sandboxed: whether to run it again
+		// outside the sandbox, which the editor must show as such.
+		title = "Run outside the sandbox? " + title
+	}
 	tc := sdk.ToolCallUpdate{
 		ToolCallId: sdk.ToolCallId(call.CallID),
-		Title:      sdk.Ptr(view.Title),
+		Title:      sdk.Ptr(title),
 		Kind:       sdk.Ptr(sdk.ToolKind(view.Kind)),
 		Status:     sdk.Ptr(sdk.ToolCallStatusPending),
 		Locations:  locations(view.Locations),
@@ -54,6 +60,9 @@ func (ap *approver) Approve(ctx context.Context, call *tools.Call, reason string
 	}
 	if reason != "" {
 		tc.Meta = map[string]any{"dsh": map[string]any{"reason": reason}}
+	}
+	if call.Sandbox != nil && reason != "" {
+		tc.Content = append(tc.Content, sdk.ToolContent(sdk.TextBlock(reason)))
 	}
 	resp, err := ap.s.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{
 		SessionId: sdk.SessionId(ss.id),

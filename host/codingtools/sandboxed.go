@@ -60,7 +60,7 @@ func (s *Set) sandboxedBash(ctx context.Context, call *tools.Call, c Command) (a
 		notes = append(notes, "[nobody can be asked to run it outside the sandbox here; tell the user, who can allow it with permission mode bypass or the sandbox.write setting]")
 		return renderBash(out, res, c.Timeout, notes...), nil
 	}
-	ok, err := call.Sandbox.Escalate(ctx, fmt.Sprintf("the command failed in the sandbox, which denied %s; run it again outside the sandbox, without its protections?", denied))
+	ok, err := call.Sandbox.Escalate(ctx, call, fmt.Sprintf("the command failed in the sandbox, which denied %s; run it again outside the sandbox, without its protections?", denied))
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}

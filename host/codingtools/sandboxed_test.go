@@ -46,7 +46,7 @@ type escalation struct {
 }
 
 func (e *escalation) sandbox() *tools.Sandbox {
-	return &tools.Sandbox{Escalate: func(_ context.Context, why string) (bool, error) {
+	return &tools.Sandbox{Escalate: func(_ context.Context, _ *tools.Call, why string) (bool, error) {
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		e.asked = append(e.asked, why)

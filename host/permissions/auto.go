@@ -49,10 +49,10 @@ func (s *Service) decideAuto(call *tools.Call, def *tools.Definition) Decision {
 // sandbox denied may run again outside it. "Allow always" covers later
 // denials of the same tool in the session; without an approver the answer
 // is no.
-func (s *Service) escalator(call *tools.Call) func(ctx context.Context, why string) (bool, error) {
-	sid := sessionID(call)
-	grant := call.Name + unsandboxedGrant
-	return func(ctx context.Context, why string) (bool, error) {
+func (s *Service) escalator(decided *tools.Call) func(ctx context.Context, call *tools.Call, why string) (bool, error) {
+	sid := sessionID(decided)
+	grant := decided.Name + unsandboxedGrant
+	return func(ctx context.Context, call *tools.Call, why string) (bool, error) {
 		if s.Mode(sid) != ModeAuto {
 			return false, nil
 		}

@@ -31,7 +31,7 @@ func newBoxedFixture(t *testing.T, support sandbox.Support) *boxedFixture {
 	def.Execute = func(ctx context.Context, call *tools.Call) (any, error) {
 		bf.got = call.Sandbox
 		if bf.escalate != "" && call.Sandbox != nil && call.Sandbox.Escalate != nil {
-			bf.allowed, bf.err = call.Sandbox.Escalate(ctx, bf.escalate)
+			bf.allowed, bf.err = call.Sandbox.Escalate(ctx, call, bf.escalate)
 		}
 		return "ran", nil
 	}

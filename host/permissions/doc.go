@@ -5,7 +5,12 @@
 // Modes: default (reads and searches inside the workspace run; write, edit
 // and bash ask), accept-edits (file changes inside the workspace run too;
 // bash asks), read-only (everything but reading, searching and session state
-// is refused), bypass (everything runs). In every mode but bypass a call
+// is refused), auto (file changes inside the workspace run, and so do
+// commands of tools marked Sandboxed, which the decision tells to run in the
+// operating-system sandbox through Call.Sandbox; a command the sandbox
+// denied may run again outside it only after Sandbox.Escalate asked the
+// approver; without a sandbox (see UseSandbox) commands ask, saying why),
+// bypass (everything runs, unsandboxed). In every mode but bypass a call
 // touching a path outside the session's workspace (a regular file inside it
 // with more than one hard link counts as outside) asks, whatever its effect;
 // tools with EffectState (todo_write) always run. Protected paths ask in

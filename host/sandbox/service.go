@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/seed-e9b4dba4/dsh/host"
@@ -106,8 +107,27 @@ func (s *Service) Policy(workspace, tmp string, hidden []string) Policy {
 	if workspace != "" {
 		p.ReadOnly = []string{filepath.Join(workspace, ".git"), filepath.Join(workspace, ".dsh")}
 	}
-	p.Hidden = append(append(p.Hidden, hidden...), s.denyRead...)
+	p.Hidden = outermost(append(append(p.Hidden, hidden...), s.denyRead...))
 	return p
+}
+
+// outermost drops the paths inside another path of list, keeping order.
+func outermost(list []string) []string {
+	var out []string
+	for _, p := range list {
+		p = filepath.Clean(p)
+		nested := false
+		for _, q := range list {
+			if q = filepath.Clean(q); q != p && isBelow(p, q) {
+				nested = true
+				break
+			}
+		}
+		if !nested && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // Rules describes p for a person, one line each, for dsh doctor.

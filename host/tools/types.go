@@ -67,10 +67,12 @@ type Call struct {
 
 // Sandbox is the pre-execute decision that a command runs sandboxed.
 type Sandbox struct {
-	// Escalate asks the user whether a command the sandbox denied may run
-	// again outside it; why says what was denied, for the question. nil
-	// means nobody can be asked, so the denial stands.
-	Escalate func(ctx context.Context, why string) (bool, error)
+	// Escalate asks the user whether call, which ran sandboxed and was
+	// denied something, may run again outside the sandbox; why says what
+	// was denied, for the question. An approver sees a call with Sandbox
+	// set, so it can word the question as such. nil means nobody can be
+	// asked, so the denial stands.
+	Escalate func(ctx context.Context, call *Call, why string) (bool, error)
 }
 
 // Decode unmarshals the (validated) arguments into v.

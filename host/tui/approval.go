@@ -185,6 +185,10 @@ func (d *approvalDialog) buttonRow(width int) line {
 // per tool, so it covers every later call of this tool, and no other. A
 // command names no paths, so for it protected paths cannot ask again.
 func (d *approvalDialog) sessionScope() string {
+	if d.req.call.Sandbox != nil {
+		// The call already ran sandboxed: the ask is to run it outside.
+		return fmt.Sprintf("This session (a) lets every later %s command the sandbox stops run outside it without asking, until the session closes.", d.req.call.Name)
+	}
 	if d.req.view != nil && d.req.view.Kind == tools.KindExecute {
 		return fmt.Sprintf("This session (a) allows every later %s command until the session closes, whatever it changes (.dsh and .git included); not other tools.", d.req.call.Name)
 	}

@@ -59,6 +59,13 @@ func (c *testClock) advance(d time.Duration) { c.offset.Add(int64(d)) }
 
 func newBackend(t *testing.T, provider llm.Provider) *backend {
 	t.Helper()
+	return newBackendWith(t, provider, codingtools.Options{}, permissions.ModeDefault)
+}
+
+// newBackendWith is newBackend with the coding tools' options and the
+// permission mode sessions start in.
+func newBackendWith(t *testing.T, provider llm.Provider, opts codingtools.Options, mode permissions.Mode) *backend {
+	t.Helper()
 	root := t.TempDir()
 	cwd := filepath.Join(root, "work")
 	b := &backend{
@@ -72,7 +79,7 @@ func newBackend(t *testing.T, provider llm.Provider) *backend {
 		closed:   make(chan string, 64),
 	}
 	mkdir(t, cwd)
-	set, err := codingtools.New(codingtools.DefaultConfig(), codingtools.Options{})
+	set, err := codingtools.New(codingtools.DefaultConfig(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +88,7 @@ func newBackend(t *testing.T, provider llm.Provider) *backend {
 			t.Fatal(err)
 		}
 	}
-	b.perms = permissions.New(b.tools, permissions.ModeDefault)
+	b.perms = permissions.New(b.tools, mode)
 	t.Cleanup(b.perms.Install())
 	if b.query, err = sessionquery.New(sessionquery.DefaultConfig(), b.registry); err != nil {
 		t.Fatal(err)
