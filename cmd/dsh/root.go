@@ -74,6 +74,7 @@ func commands() []func(*globals) *cobra.Command {
 	return []func(*globals) *cobra.Command{
 		newACPCmd,
 		newConfigCmd,
+		newDoctorCmd,
 		newIndexCmd,
 		newMCPCmd,
 		newRunCmd,
