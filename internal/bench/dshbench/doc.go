@@ -8,14 +8,16 @@
 // response and to the first streamed chunk beside starting true;
 // session/new with three stdio MCP servers (internal/mcptest/mcpserver)
 // and the session's first MCP tool call beside a bare SDK client's first
-// call on the same server (-mcp-only measures just these); the TUI
+// call on the same server (-mcp-only measures just these); true started
+// through the sandbox launcher of permission mode auto beside true started
+// directly (-sandbox-only measures just these); the TUI
 // opening a 10,000-event session (host/tui's own benchmark); and the peak
 // RSS of each.
 //
 // Each part runs in a child process (this binary re-executed with -part),
 // so every peak RSS is that part's own: the child's maxrss from
 // os.ProcessState.SysUsage. It is what `make bench` runs, never CI, and it
-// asserts nothing about the figures; the targets of issues 9 and 18 are printed
+// asserts nothing about the figures; the targets of issues 9, 18 and 21 are printed
 // beside them.
 //
 //	go run ./internal/bench/dshbench -preset small

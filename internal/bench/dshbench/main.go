@@ -49,6 +49,8 @@ type options struct {
 	wholeOnly bool
 	// mcpOnly measures only the MCP rows, which need no corpus.
 	mcpOnly bool
+	// sandboxOnly measures only the sandbox rows, which need no corpus.
+	sandboxOnly bool
 }
 
 func parseFlags(args []string) (options, error) {
@@ -61,6 +63,7 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.part, "part", "", "run one part and print its result as JSON (internal: the parent re-executes itself with it)")
 	fs.BoolVar(&o.wholeOnly, "whole-only", false, "build the index, then measure only the whole-process rows (the built binary as a user runs it)")
 	fs.BoolVar(&o.mcpOnly, "mcp-only", false, "measure only the MCP and live-output rows (dsh acp with three stdio MCP servers, a streaming command; no corpus is built)")
+	fs.BoolVar(&o.sandboxOnly, "sandbox-only", false, "measure only the sandbox rows (true started through the sandbox launcher; no corpus is built)")
 	fs.StringVar(&o.profile, "cpuprofile", "", "directory that receives a CPU profile of each part (<part>.pprof)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -126,6 +129,19 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return err
 	}
 	rep := &report{machine: describeMachine(), preset: o.preset}
+	if o.sandboxOnly {
+		logf("building the dsh binary…")
+		bins, err := buildBinaries(ctx, root, l.bin)
+		if err != nil {
+			return err
+		}
+		logf("sandboxed command start-up…")
+		if rep.sandbox, err = measureSandbox(ctx, bins.dsh, o.runs*5); err != nil {
+			return err
+		}
+		rep.printSandboxOnly(stdout)
+		return nil
+	}
 	if o.mcpOnly {
 		logf("building the dsh binary and the MCP test server…")
 		bins, err := buildBinaries(ctx, root, l.bin)
@@ -203,6 +219,10 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	logf("dsh acp streaming a command's output…")
 	if rep.live, err = measureLive(ctx, dshBin, o.acpRuns); err != nil {
+		return err
+	}
+	logf("sandboxed command start-up…")
+	if rep.sandbox, err = measureSandbox(ctx, dshBin, o.runs*5); err != nil {
 		return err
 	}
 	logf("TUI…")

@@ -20,6 +20,7 @@ type report struct {
 	tool      toolResult
 	rg        rgResult
 	acp       acpResult
+	sandbox   sandboxResult
 	mcp       mcpResult
 	live      liveResult
 	tui       tuiResult
@@ -117,6 +118,7 @@ func (r *report) print(w io.Writer) {
 	row("ACP cold start → initialize response (corpus home)", pp(a.CorpusInit), "index opened at startup", "dsh ÷ true "+times(a.CorpusInit.P50, a.True.P50, 1), mb(a.CorpusRSS))
 	r.mcp.rows(row)
 	r.live.rows(row)
+	r.sandbox.rows(row)
 	row("TUI open of a 10,000-event session", ms(r.tui.PerOpen)+" per open", fmt.Sprintf("%s, %s allocs per open", mb(r.tui.BytesPerOp), thousands(r.tui.AllocsPerOp)), "", mb(r.tui.MaxRSS))
 
 	worstExtra, worstExtraName := time.Duration(0), ""
@@ -165,6 +167,7 @@ func (r *report) print(w io.Writer) {
 	row("ACP cold start ≤ 30 ms (initialize, corpus home)", ms(a.CorpusInit.P50), "", verdict(a.CorpusInit.P50 <= targetColdStart), "")
 	r.mcp.targets(row)
 	r.live.targets(row)
+	r.sandbox.targets(row)
 	peak, part := r.peakRSS()
 	row("peak RSS ≤ 250 MB", fmt.Sprintf("%s (%s)", mb(peak), part), "", verdict(peak <= targetRSS), "")
 	r.printWholeTargets(row)
@@ -172,6 +175,21 @@ func (r *report) print(w io.Writer) {
 	row("search + 5 MB & 50 MB events ≤ 100 MB RSS (issue 14)", mb(r.rss.bigWith), "", verdict(r.rss.bigWith <= targetBigRSS), "")
 	tw.Flush()
 	fmt.Fprintf(w, "\npeak RSS is each child's maxrss, which includes up to the %s of the process that started it (Linux charges a vfork child with its parent's memory until exec).\n", mb(r.rssFloor))
+}
+
+// printSandboxOnly prints the table of a -sandbox-only run.
+func (r *report) printSandboxOnly(w io.Writer) {
+	fmt.Fprintln(w, "dsh bench · sandbox rows only")
+	fmt.Fprintln(w, r.machine)
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(cells ...string) { fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t") }
+	row("measure", "dsh", "baseline", "headline ratio", "peak RSS")
+	r.sandbox.rows(row)
+	row()
+	row("target (issue 21)", "measured", "", "verdict", "")
+	r.sandbox.targets(row)
+	tw.Flush()
 }
 
 // printMCPOnly prints the table of a -mcp-only run.
