@@ -67,7 +67,7 @@ func (m Mode) contextText() string {
 	case ModeAcceptEdits:
 		return "Permission mode: accept-edits. Reads, searches and file changes inside the workspace run without approval; bash commands and anything outside the workspace need the user's approval, and a rejected call must not be retried without asking the user."
 	case ModeAuto:
-		return "Permission mode: auto. Reads, searches and file changes inside the workspace run without approval, and bash commands run without approval inside a sandbox: they may write only in the workspace (not its .git or .dsh) and in $TMPDIR, cannot read dsh's own data or secret paths, and have no network unless the user enabled it. When the sandbox blocks a command, the user is asked whether it may run outside the sandbox; do not work around the sandbox. Anything outside the workspace needs the user's approval."
+		return "Permission mode: auto. Reads, searches and file changes inside the workspace run without approval, and bash commands run without approval inside a sandbox: they may write only in the workspace (not its .git or .dsh, and no new entries directly in a workspace root that has them: create such files with the write tool or in a subfolder) and in $TMPDIR, cannot read dsh's own data or secret paths, and have no network unless the user enabled it. When the sandbox blocks a command, the user is asked whether it may run outside the sandbox; do not work around the sandbox. Anything outside the workspace needs the user's approval."
 	case ModeReadOnly:
 		return "Permission mode: read-only. Only reading and searching are allowed; write, edit and bash calls are refused, so describe the changes you would make, or ask the user to switch modes."
 	case ModeBypass:
