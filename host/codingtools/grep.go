@@ -283,20 +283,22 @@ func (g *grepper) stream(ctx context.Context, f *os.File, h grepHit) (grepHit, e
 // match records a matching line; it reports true when the file needs no
 // further search.
 func (g *grepper) match(h *grepHit, lineNo int, line []byte) (done bool) {
+	// Only a line that is shown needs the match position; Match alone
+	// allocates nothing, so counting millions of matches makes no garbage.
+	if g.mode != grepContent || g.keep <= 0 {
+		if !g.re.Match(line) {
+			return false
+		}
+		h.count++
+		return g.mode == grepFiles
+	}
 	loc := g.re.FindIndex(line)
 	if loc == nil {
 		return false
 	}
 	h.count++
-	switch g.mode {
-	case grepFiles:
-		return true
-	case grepContent:
-		if g.keep > 0 {
-			g.keep--
-			h.lines = append(h.lines, g.render(h.path, lineNo, excerpt(line, loc[0])))
-		}
-	}
+	g.keep--
+	h.lines = append(h.lines, g.render(h.path, lineNo, excerpt(line, loc[0])))
 	return false
 }
 

@@ -35,11 +35,14 @@ func looksBinary(sample []byte) bool {
 
 // lineReader yields a file's lines without their terminators (LF or CRLF),
 // keeping at most keep bytes of each line and counting the rest, so one
-// gigantic line costs no more memory than keep.
+// gigantic line costs no more memory than keep. The line next returns is
+// valid until the following call: its buffer is reused, so reading millions
+// of lines makes no garbage.
 type lineReader struct {
 	r    *bufio.Reader
 	keep int
 	err  error
+	buf  []byte
 }
 
 func newLineReader(r io.Reader, keep int) *lineReader {
@@ -50,7 +53,7 @@ func newLineReader(r io.Reader, keep int) *lineReader {
 // how many bytes of the line were cut. ok is false at end of input or on a
 // read error, which err then reports.
 func (l *lineReader) next() (line []byte, cut int, ok bool) {
-	var buf []byte
+	buf := l.buf[:0]
 	total := 0
 	var last2 [2]byte
 	for {
@@ -82,6 +85,7 @@ func (l *lineReader) next() (line []byte, cut int, ok bool) {
 		}
 		break
 	}
+	l.buf = buf
 	n := total
 	if last2[1] == '\n' {
 		n--

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/seed-e9b4dba4/dsh/compositions"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
-	"github.com/seed-e9b4dba4/dsh/internal/bench"
 	"github.com/seed-e9b4dba4/dsh/internal/fakellm"
 )
 
@@ -113,9 +111,8 @@ func TestGrepOfALargeFileStaysBoundedInMemory(t *testing.T) {
 		fakellm.Reply{Text: "done"},
 	)
 	defer model.Close()
-	cmd := exec.Command(dshBinary(t), "run", "--set", "llm.base_url="+model.URL, "find the matches")
-	cmd.Dir = h.cwd
-	cmd.Env = []string{"HOME=" + h.root, "PATH=" + os.Getenv("PATH"), "DSH_HOME=" + h.home, "DEEPSEEK_API_KEY=k", "TMPDIR=" + h.root}
+	env := []string{"HOME=" + h.root, "PATH=" + os.Getenv("PATH"), "DSH_HOME=" + h.home, "DEEPSEEK_API_KEY=k", "TMPDIR=" + h.root}
+	cmd, peak := rssCmd(t, h.cwd, env, dshBinary(t), "run", "--set", "llm.base_url="+model.URL, "find the matches")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("dsh run: %v\n%s", err, out)
 	}
@@ -127,7 +124,7 @@ func TestGrepOfALargeFileStaysBoundedInMemory(t *testing.T) {
 		t.Errorf("the grep result the model got does not end %q", want)
 	}
 	// Keeping every line holds 4.4 million rendered lines, over 200 MB.
-	if rss := bench.MaxRSS(cmd.ProcessState); rss > 100<<20 {
+	if rss := peak(); rss > 100<<20 {
 		t.Errorf("dsh peaked at %d MiB RSS grepping the file, want at most 100 MiB", rss>>20)
 	} else {
 		t.Logf("dsh peaked at %d MiB RSS", rss>>20)
