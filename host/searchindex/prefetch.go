@@ -11,10 +11,15 @@ import (
 // while a whole corpus is indexed: reading JSONL and extracting text costs
 // about as much CPU as indexing it, so overlapping the two nearly halves a
 // build on two cores. The lookahead must cover more than one write batch
-// (batchDocs), or the readers sit idle while the writer commits.
+// (batchDocs), or the readers sit idle while the writer commits. It is
+// bounded twice: by logs, and by the listed size of the logs read ahead
+// and not yet consumed (always at least one), because a read-ahead log is
+// held decoded, several times its size: 160 logs of 15,000 events would
+// hold gigabytes.
 const (
 	prefetchWorkers = 2
 	prefetchAhead   = 160
+	prefetchBytes   = 24 << 20
 )
 
 // inspection is one log read ahead of its turn.
@@ -35,7 +40,8 @@ type prefetcher struct {
 	next   int // next job a worker takes
 	mu     sync.Mutex
 	cond   *sync.Cond
-	taken  int // jobs the consumer has taken
+	taken  int   // jobs the consumer has taken
+	ahead  int64 // listed bytes of the jobs in [taken, next)
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -65,7 +71,7 @@ func newPrefetcher(ctx context.Context, ix *Index, b sessionquery.Binding, jobs 
 func (p *prefetcher) claim() *inspection {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for p.next < len(p.jobs) && p.next >= p.taken+prefetchAhead && p.ctx.Err() == nil {
+	for p.next < len(p.jobs) && p.full() && p.ctx.Err() == nil {
 		p.cond.Wait()
 	}
 	if p.next >= len(p.jobs) || p.ctx.Err() != nil {
@@ -73,7 +79,17 @@ func (p *prefetcher) claim() *inspection {
 	}
 	job := p.jobs[p.next]
 	p.next++
+	p.ahead += job.snap.Size
 	return job
+}
+
+// full reports whether the lookahead window has no room for the next job.
+// The job the consumer waits for (next <= taken) always has room.
+func (p *prefetcher) full() bool {
+	if p.next <= p.taken {
+		return false
+	}
+	return p.next >= p.taken+prefetchAhead || p.ahead+p.jobs[p.next].snap.Size > prefetchBytes
 }
 
 // take waits for job i, which the consumer must take in order, and lets
@@ -83,7 +99,10 @@ func (p *prefetcher) claim() *inspection {
 func (p *prefetcher) take(i int) *inspection {
 	p.mu.Lock()
 	job := p.jobs[i]
-	p.taken = i + 1
+	for j := p.taken; j <= i && j < p.next; j++ {
+		p.ahead -= p.jobs[j].snap.Size
+	}
+	p.taken = max(p.taken, i+1)
 	p.cond.Broadcast()
 	p.mu.Unlock()
 	select {

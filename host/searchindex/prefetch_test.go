@@ -3,6 +3,7 @@ package searchindex
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
@@ -48,5 +49,51 @@ func TestPrefetcherReadsInOrderAndStopsCleanlyOnCancel(t *testing.T) {
 	pf.stop()
 	if got := len(fake.inspected()); got > 10+prefetchWorkers {
 		t.Errorf("%d inspections started, want at most the %d running when cancelled", got-10, prefetchWorkers)
+	}
+}
+
+func TestPrefetchWindowIsBoundedByTheListedBytes(t *testing.T) {
+	sizes := []int64{prefetchBytes / 2, prefetchBytes / 2, prefetchBytes / 2, 2 * prefetchBytes, 1}
+	var jobs []*inspection
+	for _, n := range sizes {
+		jobs = append(jobs, &inspection{snap: sessionquery.PersistedSnapshot{Size: n}, done: make(chan struct{})})
+	}
+	p := &prefetcher{jobs: jobs}
+	p.cond = sync.NewCond(&p.mu)
+	p.ctx, p.cancel = context.WithCancel(context.Background())
+	defer p.cancel()
+	claim := func(want int) {
+		t.Helper()
+		if p.full() {
+			t.Fatalf("no room for job %d (next %d, taken %d, %d bytes ahead)", want, p.next, p.taken, p.ahead)
+		}
+		if job := p.claim(); job != jobs[want] {
+			t.Fatalf("claimed another job than %d", want)
+		}
+	}
+	consume := func(i int) {
+		t.Helper()
+		close(jobs[i].done)
+		p.take(i)
+	}
+	claim(0)
+	claim(1)
+	if !p.full() {
+		t.Fatal("a third half-budget log was read ahead")
+	}
+	consume(0)
+	claim(2)
+	consume(1)
+	consume(2)
+	// A log over the whole budget is still read when it is the one the
+	// consumer waits for, and then alone.
+	claim(3)
+	if !p.full() {
+		t.Fatal("a log was read ahead beside one over the budget")
+	}
+	consume(3)
+	claim(4)
+	if p.ahead != 1 {
+		t.Errorf("%d bytes ahead, want 1", p.ahead)
 	}
 }
