@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -159,9 +160,20 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		rep.printMCPOnly(stdout)
 		return nil
 	}
+	// A new corpus is generated in a child: Linux counts a parent's peak
+	// RSS at fork in every child's maxrss, so a parent that generated
+	// gigabytes would report that for every part and command after it.
+	generated := false
+	if _, err := os.Stat(l.manifest); errors.Is(err, fs.ErrNotExist) {
+		if _, err := child(ctx, o, "corpus", &rep.corpus, stderr); err != nil {
+			return fmt.Errorf("part corpus: %w", err)
+		}
+		generated = true
+	}
 	if rep.corpus, err = ensureCorpus(ctx, l, o.preset, logf); err != nil {
 		return err
 	}
+	rep.corpus.Reused = !generated
 	ws, err := ensureWorkspace(ctx, l)
 	if err != nil {
 		return err

@@ -73,6 +73,8 @@ func runPart(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		err error
 	)
 	switch o.part {
+	case "corpus":
+		res, err = ensureCorpus(ctx, l, o.preset, logf)
 	case "build":
 		res, err = partBuild(ctx, l, logf)
 	case "bare":
