@@ -84,7 +84,7 @@ func (d *tuiDriver) wait(ok func(string) bool, texts ...string) string {
 	if d.last != "" && ok(d.last) {
 		return d.last
 	}
-	limit := time.NewTimer(20 * time.Second)
+	limit := time.NewTimer(2 * time.Minute)
 	defer limit.Stop()
 	for {
 		select {
@@ -127,7 +127,7 @@ func (d *tuiDriver) exit() tuiOutcome {
 	select {
 	case out := <-d.done:
 		return out
-	case <-time.After(20 * time.Second):
+	case <-time.After(2 * time.Minute):
 		d.t.Fatalf("the UI did not exit; last frame:\n%s", d.last)
 		return tuiOutcome{}
 	}
