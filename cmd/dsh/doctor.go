@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os/exec"
@@ -99,21 +100,12 @@ func probeLauncher(svc *sbx.Service, p sbx.Policy, dir string) error {
 	cmd.Dir = dir
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	run, err := svc.Command(cmd, p)
-	if err != nil {
+	if _, err := svc.Run(cmd, p); err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return fmt.Errorf("%v: %s", err, bytes.TrimSpace(out.Bytes()))
+		}
 		return err
-	}
-	if err := cmd.Start(); err != nil {
-		run.Abort()
-		return err
-	}
-	run.Started()
-	werr := cmd.Wait()
-	if _, err := run.Finish(); err != nil {
-		return err
-	}
-	if werr != nil {
-		return fmt.Errorf("%v: %s", werr, bytes.TrimSpace(out.Bytes()))
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package codingtools
 
 import (
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -29,20 +28,13 @@ type outputStore struct {
 	retention  outputdir.Retention
 	log        *slog.Logger
 
-	mu       sync.Mutex
-	base     string
-	sessions map[string]func() // session id -> untrust of its directory
+	mu     sync.Mutex
+	base   string
+	trusts outputdir.Trusts
 }
 
 func newOutputStore(dir string, onSession func(sessionID, dir string) func(), retention outputdir.Retention, log *slog.Logger) *outputStore {
-	return &outputStore{configured: dir, onSession: onSession, retention: retention, log: log, sessions: map[string]func(){}}
-}
-
-// sessionDirName names a session's directory without putting the id, which
-// a client chooses, into a path.
-func sessionDirName(sessionID string) string {
-	sum := sha256.Sum256([]byte(sessionID))
-	return "session-" + hex.EncodeToString(sum[:])[:12]
+	return &outputStore{configured: dir, onSession: onSession, retention: retention, log: log}
 }
 
 // create applies the retention rule, then opens a new, exclusively created
@@ -98,8 +90,8 @@ func (o *outputStore) sessionDir(sessionID string) (string, error) {
 		}
 		o.base = base
 	}
-	dir := filepath.Join(o.base, sessionDirName(sessionID))
-	if _, ok := o.sessions[sessionID]; ok {
+	dir := filepath.Join(o.base, outputdir.SessionDir(sessionID))
+	if o.trusts.Has(sessionID) {
 		return dir, nil
 	}
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
@@ -108,11 +100,12 @@ func (o *outputStore) sessionDir(sessionID string) (string, error) {
 	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
 		return "", fmt.Errorf("bash output directory %s is not a plain directory; remove it", dir)
 	}
-	untrust := func() {}
-	if o.onSession != nil {
-		untrust = o.onSession(sessionID, dir)
-	}
-	o.sessions[sessionID] = untrust
+	o.trusts.Add(sessionID, func() func() {
+		if o.onSession == nil {
+			return nil
+		}
+		return o.onSession(sessionID, dir)
+	})
 	return dir, nil
 }
 
@@ -128,26 +121,10 @@ func (o *outputStore) makeBase() (string, error) {
 }
 
 // forget withdraws the session's read trust; its files stay.
-func (o *outputStore) forget(sessionID string) {
-	o.mu.Lock()
-	untrust, ok := o.sessions[sessionID]
-	delete(o.sessions, sessionID)
-	o.mu.Unlock()
-	if ok {
-		untrust()
-	}
-}
+func (o *outputStore) forget(sessionID string) { o.trusts.Forget(sessionID) }
 
 // close withdraws every session's read trust.
-func (o *outputStore) close() {
-	o.mu.Lock()
-	all := o.sessions
-	o.sessions = map[string]func(){}
-	o.mu.Unlock()
-	for _, untrust := range all {
-		untrust()
-	}
-}
+func (o *outputStore) close() { o.trusts.Close() }
 
 // tailCollector receives a command's combined output. Up to limit bytes are
 // kept in memory; past that, everything goes to a file from the store and

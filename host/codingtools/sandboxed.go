@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/seed-e9b4dba4/dsh/host/outputdir"
 	"github.com/seed-e9b4dba4/dsh/host/sandbox"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
 )
@@ -154,7 +155,7 @@ func (t *tempStore) dir(sessionID string) (string, error) {
 		}
 		t.base = base
 	}
-	d := filepath.Join(t.base, sessionDirName(sessionID))
+	d := filepath.Join(t.base, outputdir.SessionDir(sessionID))
 	if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", err
 	}

@@ -11,6 +11,12 @@
 // create, and such directories once empty and old, through an os.Root, so a
 // misconfigured root or a planted link never makes it delete anything else.
 //
-// Callers are host/codingtools (bash output) and plugins/spill; both run
-// Prune before saving a new file. Nothing here holds state.
+// Both stores also name their session directories with SessionDir and
+// record the read trust each session was given with Trusts, so the naming
+// Prune relies on and the give-once, withdraw-once trust rule are written
+// once.
+//
+// Callers are host/codingtools (bash output, sandbox temp dirs) and
+// plugins/spill; both run Prune before saving a new file. Only a Trusts,
+// owned by the store that holds it, keeps state.
 package outputdir

@@ -153,6 +153,28 @@ func (p Policy) Rules() []string {
 // Command runs cmd under p (see Sandbox.Command).
 func (s *Service) Command(cmd *exec.Cmd, p Policy) (*Run, error) { return s.sb.Command(cmd, p) }
 
+// Run runs cmd under p to its end, for a caller that needs no process
+// handling of its own: it starts cmd, waits for it and returns the
+// launcher's report. The error is the launcher's when the command did not
+// run sandboxed, otherwise cmd's own (as from cmd.Wait).
+func (s *Service) Run(cmd *exec.Cmd, p Policy) (Report, error) {
+	run, err := s.Command(cmd, p)
+	if err != nil {
+		return Report{}, err
+	}
+	if err := cmd.Start(); err != nil {
+		run.Abort()
+		return Report{}, err
+	}
+	run.Started()
+	werr := cmd.Wait()
+	rep, err := run.Finish()
+	if err != nil {
+		return rep, err
+	}
+	return rep, werr
+}
+
 // Options are the sandbox plugin's inputs from outside its config section.
 type Options struct {
 	// Launcher is dsh's own executable, which MaybeLaunch turns into the

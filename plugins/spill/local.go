@@ -3,7 +3,6 @@ package spill
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -55,16 +54,16 @@ type LocalStore struct {
 	retention outputdir.Retention
 	log       *slog.Logger
 
-	mu       sync.Mutex
-	tmpRoot  string
-	sessions map[string]func() // session id -> untrust of its directory
+	mu      sync.Mutex
+	tmpRoot string
+	trusts  outputdir.Trusts
 }
 
 var _ Store = (*LocalStore)(nil)
 
 // NewLocalStore returns a store; it touches the file system only on save.
 func NewLocalStore(opts LocalOptions) (*LocalStore, error) {
-	s := &LocalStore{random: opts.Random, onSession: opts.OnSessionDir, retention: opts.Retention, log: opts.Log, sessions: map[string]func(){}}
+	s := &LocalStore{random: opts.Random, onSession: opts.OnSessionDir, retention: opts.Retention, log: opts.Log}
 	if s.random == nil {
 		s.random = rand.Reader
 	}
@@ -95,7 +94,7 @@ func (s *LocalStore) SaveText(ctx context.Context, req SaveRequest) (Ref, error)
 		return Ref{}, err
 	}
 	s.prune(root)
-	dir := sessionDirName(req.SessionID)
+	dir := outputdir.SessionDir(req.SessionID)
 	var nonce [6]byte
 	s.mu.Lock()
 	_, err = io.ReadFull(s.random, nonce[:])
@@ -112,19 +111,12 @@ func (s *LocalStore) SaveText(ctx context.Context, req SaveRequest) (Ref, error)
 	return Ref{Locator: path, Bytes: len(req.Content), RetrievalHint: RetrievalHint}, nil
 }
 
-// sessionDirName names a session's directory without putting the id, which
-// a client chooses, into a path.
-func sessionDirName(sessionID string) string {
-	sum := sha256.Sum256([]byte(sessionID))
-	return "session-" + hex.EncodeToString(sum[:])[:12]
-}
-
 // Trust reports the session's directory to OnSessionDir (once) when the
 // root is configured, so a resumed session reads the results it spilled
 // in an earlier process back without asking.
 func (s *LocalStore) Trust(sessionID string) {
 	if s.root != "" {
-		s.trust(sessionID, filepath.Join(s.root, sessionDirName(sessionID)))
+		s.trust(sessionID, filepath.Join(s.root, outputdir.SessionDir(sessionID)))
 	}
 }
 
@@ -132,34 +124,14 @@ func (s *LocalStore) trust(sessionID, dir string) {
 	if s.onSession == nil {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.sessions[sessionID]; !ok {
-		s.sessions[sessionID] = s.onSession(sessionID, dir)
-	}
+	s.trusts.Add(sessionID, func() func() { return s.onSession(sessionID, dir) })
 }
 
 // Forget withdraws the session's read trust; its files stay.
-func (s *LocalStore) Forget(sessionID string) {
-	s.mu.Lock()
-	untrust, ok := s.sessions[sessionID]
-	delete(s.sessions, sessionID)
-	s.mu.Unlock()
-	if ok {
-		untrust()
-	}
-}
+func (s *LocalStore) Forget(sessionID string) { s.trusts.Forget(sessionID) }
 
 // Close withdraws every session's read trust.
-func (s *LocalStore) Close() {
-	s.mu.Lock()
-	all := s.sessions
-	s.sessions = map[string]func(){}
-	s.mu.Unlock()
-	for _, untrust := range all {
-		untrust()
-	}
-}
+func (s *LocalStore) Close() { s.trusts.Close() }
 
 // prune applies the retention rule; a failure costs only disk space, so it
 // is logged, never returned.

@@ -61,22 +61,9 @@ func measureSandbox(ctx context.Context, bin string, n int) (sandboxResult, erro
 	sandboxed := func() error {
 		cmd := exec.CommandContext(ctx, trueBin)
 		cmd.Dir = ws
-		run, err := svc.Command(cmd, p)
-		if err != nil {
-			return err
-		}
-		if err := cmd.Start(); err != nil {
-			run.Abort()
-			return err
-		}
-		run.Started()
-		werr := cmd.Wait()
-		rep, err := run.Finish()
-		if err != nil {
-			return err
-		}
+		rep, err := svc.Run(cmd, p)
 		res.Version, res.Rules = rep.Version, rep.Rules
-		return werr
+		return err
 	}
 	direct := func() error {
 		cmd := exec.CommandContext(ctx, trueBin)
