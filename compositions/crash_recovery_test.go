@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/seed-e9b4dba4/dsh/host/config"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 	"github.com/seed-e9b4dba4/dsh/internal/fakellm"
@@ -16,36 +17,8 @@ import (
 // message that the transcript, the event list and search all see.
 func TestACrashMidStreamKeepsWhatWasShown(t *testing.T) {
 	// fakellm streams the text in two halves: "zebras grazing " and the rest.
-	srv := fakellm.New(fakellm.Reply{Text: "zebras grazing tailwords never"}, fakellm.Reply{Text: "again"})
-	defer srv.Close()
-	cfg, cwd := loadConfig(t, "", "llm.base_url="+srv.URL, "llm.api_key=k")
-	rt := newRuntime(t, TUI, cfg)
-	a, err := rt.NewSession(t.Context(), cwd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := a.ID()
-	promptAndWait(t, rt, a, "hello")
-	if err := rt.CloseSession(a); err != nil {
-		t.Fatal(err)
-	}
-
-	entry, err := rt.Store.Stat(t.Context(), id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	log, err := os.ReadFile(entry.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cut := bytes.Index(log, []byte(`"delta":"zebras grazing "`))
-	if cut < 0 {
-		t.Fatalf("no first delta in the log:\n%s", log)
-	}
-	cut += bytes.IndexByte(log[cut:], '\n') + 1
-	if err := os.WriteFile(entry.Path, log[:cut], 0o600); err != nil {
-		t.Fatal(err)
-	}
+	c := crashAfterFirstDelta(t, fakellm.Reply{Text: "again"})
+	rt, id := c.rt, c.id
 
 	b, err := rt.ResumeSession(t.Context(), id)
 	if err != nil {
@@ -104,35 +77,8 @@ func TestACrashMidStreamKeepsWhatWasShown(t *testing.T) {
 // sessions show and search do: the partial answer is there as the
 // interrupted message the repair will write, and the log is unchanged.
 func TestACrashedLogShowsItsPartialAnswerBeforeItIsResumed(t *testing.T) {
-	srv := fakellm.New(fakellm.Reply{Text: "zebras grazing tailwords never"})
-	defer srv.Close()
-	cfg, cwd := loadConfig(t, "", "llm.base_url="+srv.URL, "llm.api_key=k")
-	rt := newRuntime(t, TUI, cfg)
-	a, err := rt.NewSession(t.Context(), cwd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := a.ID()
-	promptAndWait(t, rt, a, "hello")
-	if err := rt.CloseSession(a); err != nil {
-		t.Fatal(err)
-	}
-	entry, err := rt.Store.Stat(t.Context(), id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	log, err := os.ReadFile(entry.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cut := bytes.Index(log, []byte(`"delta":"zebras grazing "`))
-	if cut < 0 {
-		t.Fatalf("no first delta in the log:\n%s", log)
-	}
-	cut += bytes.IndexByte(log[cut:], '\n') + 1
-	if err := os.WriteFile(entry.Path, log[:cut], 0o600); err != nil {
-		t.Fatal(err)
-	}
+	c := crashAfterFirstDelta(t)
+	cfg, id := c.cfg, c.id
 
 	// A fresh runtime, as a later dsh sessions show is.
 	other := newRuntime(t, TUI, cfg)
@@ -170,7 +116,7 @@ func TestACrashedLogShowsItsPartialAnswerBeforeItIsResumed(t *testing.T) {
 	if !found {
 		t.Errorf("search for the partial answer found %+v", page.Items)
 	}
-	if now, err := os.ReadFile(entry.Path); err != nil || !bytes.Equal(now, log[:cut]) {
+	if now, err := os.ReadFile(c.path); err != nil || !bytes.Equal(now, c.kept) {
 		t.Errorf("reading the crashed log changed it (%v)", err)
 	}
 
@@ -188,6 +134,53 @@ func TestACrashedLogShowsItsPartialAnswerBeforeItIsResumed(t *testing.T) {
 			t.Fatalf("event %d as shown (%s) differs from the repaired log", i, e.Type)
 		}
 	}
+}
+
+// crashedLog is a session whose log a crash cut mid-stream: kept is what
+// its log at path holds.
+type crashedLog struct {
+	rt       *Runtime
+	cfg      *config.Config
+	id, path string
+	kept     []byte
+}
+
+// crashAfterFirstDelta runs one real turn whose answer fakellm streams in
+// two halves ("zebras grazing " and the rest), closes the session, and cuts
+// its log just after the first streamed delta, as a kill -9 mid-stream
+// leaves it. later are the replies for turns after that one.
+func crashAfterFirstDelta(t *testing.T, later ...fakellm.Reply) crashedLog {
+	t.Helper()
+	srv := fakellm.New(append([]fakellm.Reply{{Text: "zebras grazing tailwords never"}}, later...)...)
+	t.Cleanup(srv.Close)
+	cfg, cwd := loadConfig(t, "", "llm.base_url="+srv.URL, "llm.api_key=k")
+	rt := newRuntime(t, TUI, cfg)
+	a, err := rt.NewSession(t.Context(), cwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := a.ID()
+	promptAndWait(t, rt, a, "hello")
+	if err := rt.CloseSession(a); err != nil {
+		t.Fatal(err)
+	}
+	entry, err := rt.Store.Stat(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := os.ReadFile(entry.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := bytes.Index(log, []byte(`"delta":"zebras grazing "`))
+	if cut < 0 {
+		t.Fatalf("no first delta in the log:\n%s", log)
+	}
+	cut += bytes.IndexByte(log[cut:], '\n') + 1
+	if err := os.WriteFile(entry.Path, log[:cut], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return crashedLog{rt: rt, cfg: cfg, id: id, path: entry.Path, kept: log[:cut]}
 }
 
 func hasEvent(events []session.Event, seq int, typ string) bool {
