@@ -3,9 +3,10 @@ package config
 import (
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"syscall"
+
+	"github.com/seed-e9b4dba4/dsh/host/confine"
 )
 
 // maxConfigBytes bounds one config file. A project file is whatever the
@@ -28,7 +29,7 @@ func readConfigFile(path string, regular bool) ([]byte, error) {
 		return nil, err
 	}
 	if regular && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is %s, not a regular file; replace it with a YAML file or remove it", path, fileKind(fi.Mode()))
+		return nil, fmt.Errorf("%s is %s, not a regular file; replace it with a YAML file or remove it", path, confine.Kind(fi.Mode()))
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
 	if err != nil {
@@ -38,19 +39,4 @@ func readConfigFile(path string, regular bool) ([]byte, error) {
 		return nil, fmt.Errorf("%s is larger than %d bytes, too large for a config file; check what it holds", path, maxConfigBytes)
 	}
 	return data, nil
-}
-
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m.IsDir():
-		return "a directory"
-	default:
-		return "a special file"
-	}
 }

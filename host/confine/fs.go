@@ -328,3 +328,23 @@ func unwrap(err error) error {
 	}
 	return err
 }
+
+// Kind names what a non-regular file is, for messages that refuse it:
+// "a directory", "a FIFO", "a socket", "a character device", "a device" or
+// "a special file". Every refusal of a file that must be regular (tools,
+// config files, session logs, the change journal) says it this way.
+func Kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
+}

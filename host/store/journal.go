@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/seed-e9b4dba4/dsh/host/confine"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 )
 
@@ -77,7 +78,7 @@ func (s *Store) openJournal(flag int) (*os.File, os.FileInfo, error) {
 	f, err := os.OpenFile(path, flag|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
 		if fi, serr := os.Lstat(path); serr == nil && !fi.Mode().IsRegular() {
-			return nil, nil, fmt.Errorf("change journal %s is %s, %w; remove it (readers list all sessions once)", path, fileKind(fi.Mode()), errJournalNotRegular)
+			return nil, nil, fmt.Errorf("change journal %s is %s, %w; remove it (readers list all sessions once)", path, confine.Kind(fi.Mode()), errJournalNotRegular)
 		}
 		return nil, nil, err
 	}
@@ -88,7 +89,7 @@ func (s *Store) openJournal(flag int) (*os.File, os.FileInfo, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, fmt.Errorf("change journal %s is %s, %w; remove it (readers list all sessions once)", path, fileKind(fi.Mode()), errJournalNotRegular)
+		return nil, nil, fmt.Errorf("change journal %s is %s, %w; remove it (readers list all sessions once)", path, confine.Kind(fi.Mode()), errJournalNotRegular)
 	}
 	return f, fi, nil
 }

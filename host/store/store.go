@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/seed-e9b4dba4/dsh/host/confine"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 )
 
@@ -329,7 +330,7 @@ func (s *Store) openLog(path string, flag int) (logFile, os.FileInfo, error) {
 		}
 		// Opening a socket fails (ENXIO); say what is there instead.
 		if fi, serr := os.Stat(path); serr == nil && !fi.Mode().IsRegular() {
-			return nil, nil, &CorruptError{Path: path, Err: fmt.Errorf("is %s, not a regular file", fileKind(fi.Mode()))}
+			return nil, nil, &CorruptError{Path: path, Err: fmt.Errorf("is %s, not a regular file", confine.Kind(fi.Mode()))}
 		}
 		return nil, nil, fmt.Errorf("open session log: %w", err)
 	}
@@ -340,25 +341,9 @@ func (s *Store) openLog(path string, flag int) (logFile, os.FileInfo, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, &CorruptError{Path: path, Err: fmt.Errorf("is %s, not a regular file", fileKind(fi.Mode()))}
+		return nil, nil, &CorruptError{Path: path, Err: fmt.Errorf("is %s, not a regular file", confine.Kind(fi.Mode()))}
 	}
 	return f, fi, nil
-}
-
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
 }
 
 // revision renders <root>#<size>:<mtime ns>:<inode>.
