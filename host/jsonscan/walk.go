@@ -35,17 +35,9 @@ func Object(b []byte, i int, member func(key []byte, flags StrFlags, v int) (int
 		if j, ok = member(key, flags, j); !ok {
 			return j, false
 		}
-		j = SkipSpace(b, j)
-		if j >= len(b) {
-			return j, false
-		}
-		switch b[j] {
-		case ',':
-			j = SkipSpace(b, j+1)
-		case '}':
-			return j + 1, true
-		default:
-			return j, false
+		var more bool
+		if j, more, ok = next(b, j, '}'); !more {
+			return j, ok
 		}
 	}
 }
@@ -62,23 +54,30 @@ func Array(b []byte, i int, element func(v int) (int, bool)) (int, bool) {
 		if j >= len(b) {
 			return j, false
 		}
-		var ok bool
+		var ok, more bool
 		if j, ok = element(j); !ok {
 			return j, false
 		}
-		j = SkipSpace(b, j)
-		if j >= len(b) {
-			return j, false
-		}
-		switch b[j] {
-		case ',':
-			j = SkipSpace(b, j+1)
-		case ']':
-			return j + 1, true
-		default:
-			return j, false
+		if j, more, ok = next(b, j, ']'); !more {
+			return j, ok
 		}
 	}
+}
+
+// next reads what follows a member or element at b[j:]: a ',' (more is
+// true and k indexes the next one), the closing byte (k is just past it) or
+// anything else (ok is false).
+func next(b []byte, j int, closing byte) (k int, more, ok bool) {
+	j = SkipSpace(b, j)
+	switch {
+	case j >= len(b):
+		return j, false, false
+	case b[j] == ',':
+		return SkipSpace(b, j+1), true, true
+	case b[j] == closing:
+		return j + 1, false, true
+	}
+	return j, false, false
 }
 
 // Unquote appends the decoded value of tok, a string token that String
