@@ -115,7 +115,7 @@ func writeTranscript(w io.Writer, snap sessionquery.LogSnapshot, full bool) erro
 			}
 		case session.TypeUserMessage:
 			var m session.Message
-			if e.DecodeData(&m) != nil || isRuntimeContext(m) {
+			if e.DecodeData(&m) != nil || prompt.IsRuntimeContext(m) {
 				// The runtime context (workspace, date, mode) is for the
 				// model; --events shows it.
 				continue
@@ -185,18 +185,6 @@ func writeTranscript(w io.Writer, snap sessionquery.LogSnapshot, full bool) erro
 		}
 	}
 	return nil
-}
-
-// isRuntimeContext reports the message the prompt registry adds for the
-// model each turn.
-func isRuntimeContext(m session.Message) bool {
-	if m.SourceKind() != session.SourcePlugin {
-		return false
-	}
-	var src struct {
-		Plugin string `json:"plugin"`
-	}
-	return json.Unmarshal(m.Source, &src) == nil && src.Plugin == prompt.PluginName
 }
 
 // block prints a labelled text, indented; limit > 0 keeps that many lines.

@@ -134,7 +134,7 @@ func TestCompactionThatShadowsContextAndInstructionsSendsThemAgain(t *testing.T)
 	if instr := decode[session.Message](t, entered[2]); instr.SourceKind() != session.SourceInstructions {
 		t.Errorf("instructions not re-entered: %+v", instr)
 	}
-	if snap := decode[session.Message](t, entered[3]); !isRuntimeContext(snap) {
+	if snap := decode[session.Message](t, entered[3]); !prompt.IsRuntimeContext(snap) {
 		t.Errorf("snapshot not re-entered: %+v", snap)
 	}
 	// Before the compaction each was entered once, on the first step.

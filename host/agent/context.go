@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"encoding/json"
-
 	"github.com/seed-e9b4dba4/dsh/host/prompt"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 )
@@ -66,14 +64,4 @@ func (a *Agent) contextMessage(plan *stepPlan) *session.Message {
 	}
 	msg := prompt.RuntimeContextMessage(plan.contextText, plan.contextParts, a.opts.NewID())
 	return &msg
-}
-
-func isRuntimeContext(m session.Message) bool {
-	if m.SourceKind() != session.SourcePlugin {
-		return false
-	}
-	var src struct {
-		Plugin string `json:"plugin"`
-	}
-	return json.Unmarshal(m.Source, &src) == nil && src.Plugin == prompt.PluginName
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 
+	"github.com/seed-e9b4dba4/dsh/host/prompt"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 )
 
@@ -49,7 +50,7 @@ func (h *history) sync(live *session.Live) error {
 			switch {
 			case m.SourceKind() == session.SourceInstructions:
 				h.lastInstructions = e.Seq
-			case isRuntimeContext(m):
+			case prompt.IsRuntimeContext(m):
 				h.lastContext = e.Seq
 			}
 		}

@@ -54,7 +54,7 @@ func TestTextTurnLogsTheFullEventSequence(t *testing.T) {
 		t.Errorf("instructions message = %+v", instr)
 	}
 	snap := decode[session.Message](t, ev[4])
-	if !isRuntimeContext(snap) || !strings.Contains(session.JoinText(snap.Content), "Permission mode: default.") {
+	if !prompt.IsRuntimeContext(snap) || !strings.Contains(session.JoinText(snap.Content), "Permission mode: default.") {
 		t.Errorf("runtime context message = %+v", snap)
 	}
 	title := decode[session.SessionTitle](t, ev[5])

@@ -35,6 +35,19 @@ func NoRuntimeContextMessage(id string) session.Message {
 	return userMessage(NoRuntimeContextText, session.PluginSource(PluginName, ""), id)
 }
 
+// IsRuntimeContext reports whether m is one of the messages above: the
+// runtime context the registry adds for the model each turn, which a
+// transcript for people leaves out and compaction folds away.
+func IsRuntimeContext(m session.Message) bool {
+	if m.SourceKind() != session.SourcePlugin {
+		return false
+	}
+	var src struct {
+		Plugin string `json:"plugin"`
+	}
+	return json.Unmarshal(m.Source, &src) == nil && src.Plugin == PluginName
+}
+
 func userMessage(text string, source json.RawMessage, id string) session.Message {
 	return session.Message{
 		Role:    session.RoleUser,
