@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 
 	"github.com/seed-e9b4dba4/dsh/host/acp"
 )
@@ -14,18 +15,85 @@ import (
 // nothing else. Sessions it opened are closed and flushed before it
 // returns; r itself stays open for the caller to Close.
 func ServeACP(ctx context.Context, r *Runtime, in io.Reader, out io.Writer, version string) error {
+	if err := r.servesACP(); err != nil {
+		return err
+	}
+	return acp.Serve(ctx, in, out, acp.Options{
+		Backend:   acp.Ready(r.acpBackend()),
+		RemoteMCP: true,
+		Version:   version,
+		Log:       r.Log.With("component", "acp"),
+	})
+}
+
+// ACPOptions configures StartACP.
+type ACPOptions struct {
+	// Build makes the runtime, of kind ACP (loading the configuration,
+	// opening the session-query index, starting the plugins). StartACP
+	// calls it once, on a goroutine of its own, while the editor's
+	// initialize is answered; every session request waits for it. Its
+	// context ends when the input does and no request waits for it.
+	Build   func(ctx context.Context) (*Runtime, error)
+	Version string
+	// LogWriter receives the connection's diagnostics until the runtime's
+	// own log (log.file, log.level) takes over once built, and for good if
+	// the build fails.
+	LogWriter io.Writer
+}
+
+// StartACP is ServeACP for a runtime not built yet: the editor gets its
+// initialize answer without waiting for the configuration, the index or
+// the plugins, and a failed build answers every session request with its
+// error (and is returned when the input ends). StartACP closes the runtime
+// it built before it returns.
+func StartACP(ctx context.Context, in io.Reader, out io.Writer, o ACPOptions) error {
+	w := o.LogWriter
+	if w == nil {
+		w = io.Discard
+	}
+	log := newLateHandler(slog.NewTextHandler(w, nil))
+	var rt *Runtime
+	build := func(ctx context.Context) (acp.Backend, error) {
+		r, err := o.Build(ctx)
+		if err != nil {
+			return acp.Backend{}, err
+		}
+		rt = r
+		if err := r.servesACP(); err != nil {
+			return acp.Backend{}, err
+		}
+		log.takeOver(r.Log.Handler())
+		return r.acpBackend(), nil
+	}
+	err := acp.Serve(ctx, in, out, acp.Options{
+		Backend:   build,
+		RemoteMCP: true,
+		Version:   o.Version,
+		Log:       slog.New(log).With("component", "acp"),
+	})
+	// Serve returns only after build did, so rt is settled.
+	if rt != nil {
+		err = errors.Join(err, rt.Close())
+	}
+	return err
+}
+
+func (r *Runtime) servesACP() error {
 	if r.Kind != ACP {
 		return errors.New("compositions: ServeACP needs a runtime of kind acp")
 	}
-	opts := acp.Options{
+	return nil
+}
+
+// acpBackend is what the ACP front end's session requests use.
+func (r *Runtime) acpBackend() acp.Backend {
+	b := acp.Backend{
 		Sessions:    r,
 		Catalog:     r.Query,
 		Tools:       r.Tools,
 		Permissions: r.Permissions,
 		MCP:         r,
 		Models:      r.Provider.Models(),
-		Version:     version,
-		Log:         r.Log.With("component", "acp"),
 		NewID:       r.NewID,
 		Workspace: func(cwd string) error {
 			if err := r.CheckWorkspace(cwd); err != nil {
@@ -36,7 +104,7 @@ func ServeACP(ctx context.Context, r *Runtime, in io.Reader, out io.Writer, vers
 	}
 	if r.Index != nil {
 		// The editor's /search is the same full-text search as dsh's.
-		opts.Search = r.Query
+		b.Search = r.Query
 	}
-	return acp.Serve(ctx, in, out, opts)
+	return b
 }

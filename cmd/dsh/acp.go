@@ -1,8 +1,10 @@
 package main
 
 import (
-	"errors"
+	"context"
+	"io"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -17,7 +19,9 @@ func newACPCmd(g *globals) *cobra.Command {
 		Long: `Run dsh as an ACP agent: the editor (Zed or any ACP client) starts this
 command and talks JSON-RPC over stdin and stdout. Stdout carries protocol
 frames only; diagnostics go to stderr, or to log.file when set. The process
-exits with code 0 when the editor closes stdin, after flushing every session.
+exits with code 0 when the editor closes stdin, after flushing every session
+(code 1 if dsh could not start: its configuration or index failed, which
+every session request answered).
 
 A session whose cwd is /, your home directory or a folder containing the
 dsh home is refused (everything in a workspace is readable unasked) unless
@@ -26,21 +30,28 @@ dsh acp runs with --allow-broad-workspace.
 Try it without an API key: dsh acp --profile demo`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := g.loadConfig()
-			if err != nil {
-				return err
-			}
-			rt, err := compositions.New(cmd.Context(), compositions.Options{
-				Env:    g.env,
-				Config: cfg, Kind: compositions.ACP, LogWriter: g.stderr, Version: version(),
-				SandboxLauncher:     sandboxLauncher(),
-				AllowBroadWorkspace: allowBroad,
+			// The runtime is built while the editor's initialize is
+			// answered, so its warnings and the connection's diagnostics
+			// share stderr from two goroutines.
+			stderr := &syncWriter{w: g.stderr}
+			gs := *g
+			gs.stderr = stderr
+			return compositions.StartACP(cmd.Context(), g.stdin, g.stdout, compositions.ACPOptions{
+				Version:   version(),
+				LogWriter: stderr,
+				Build: func(ctx context.Context) (*compositions.Runtime, error) {
+					cfg, err := gs.loadConfig()
+					if err != nil {
+						return nil, err
+					}
+					return compositions.New(ctx, compositions.Options{
+						Env:    gs.env,
+						Config: cfg, Kind: compositions.ACP, LogWriter: stderr, Version: version(),
+						SandboxLauncher:     sandboxLauncher(),
+						AllowBroadWorkspace: allowBroad,
+					})
+				},
 			})
-			if err != nil {
-				return err
-			}
-			serveErr := compositions.ServeACP(cmd.Context(), rt, g.stdin, g.stdout, version())
-			return errors.Join(serveErr, rt.Close())
 		},
 	}
 	addAllowBroadFlag(cmd, &allowBroad)
@@ -51,4 +62,16 @@ Try it without an API key: dsh acp --profile demo`,
 func addAllowBroadFlag(cmd *cobra.Command, v *bool) {
 	cmd.Flags().BoolVar(v, strings.TrimPrefix(compositions.AllowBroadWorkspaceFlag, "--"), false,
 		"allow a workspace of /, your home directory or a folder containing the dsh home (everything in it is readable unasked)")
+}
+
+// syncWriter serialises writes to w.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }

@@ -40,3 +40,42 @@ func TestACPCommandServesStdinAndExitsCleanlyAtEOF(t *testing.T) {
 		t.Errorf("stdout = %s", out.String())
 	}
 }
+
+// A configuration dsh acp cannot start with still lets the editor
+// initialize; its session requests answer the reason, and the process
+// exits with code 1 and the reason on stderr once stdin ends.
+func TestACPCommandWithABadConfigAnswersTheReason(t *testing.T) {
+	s := newSandbox(t)
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"session/list","params":{}}`,
+	}, "\n") + "\n"
+	var out, errOut bytes.Buffer
+	g := &globals{
+		stdin: strings.NewReader(in), stdout: &out, stderr: &errOut, cwd: s.cwd,
+		env: func(name string) (string, bool) { v, ok := s.env[name]; return v, ok },
+	}
+	if code := execute(context.Background(), []string{"acp", "--profile", "demo", "--set", "log.level=loud"}, g); code != exitError {
+		t.Fatalf("exit code %d, want %d; stderr:\n%s", code, exitError, errOut.String())
+	}
+	answers := map[float64]map[string]any{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var f map[string]any
+		if err := json.Unmarshal([]byte(line), &f); err != nil {
+			t.Fatalf("stdout carried a non-frame line %q", line)
+		}
+		if id, ok := f["id"].(float64); ok {
+			answers[id] = f
+		}
+	}
+	if answers[1]["result"] == nil {
+		t.Errorf("initialize answered %v", answers[1])
+	}
+	e, _ := answers[2]["error"].(map[string]any)
+	if msg, _ := e["message"].(string); !strings.Contains(msg, "dsh could not start") || !strings.Contains(msg, "loud") {
+		t.Errorf("session/list answered %v", answers[2])
+	}
+	if !strings.Contains(errOut.String(), "loud") {
+		t.Errorf("stderr = %q, want the reason", errOut.String())
+	}
+}

@@ -40,7 +40,7 @@ func (ap *approver) Approve(ctx context.Context, call *tools.Call, reason string
 	if err := ss.out.Flush(ctx); err != nil {
 		return tools.Cancelled, err
 	}
-	view := presentFor(ap.s.opts.Tools, call, ss.tr.buffers)
+	view := presentFor(ap.s.b.Tools, call, ss.tr.buffers)
 	title := view.Title
 	if call.Sandbox != nil {
 		// Asked after the call ran sandboxed: whether to run it again

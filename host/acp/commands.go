@@ -34,7 +34,7 @@ func (s *server) commands() []command {
 		{name: "title", description: "Rename this session", hint: "the new title", run: (*server).titleCommand},
 		{name: "status", description: "Show the session's model, mode, context use and tokens", run: (*server).statusCommand},
 	}
-	if s.opts.Search != nil {
+	if s.b.Search != nil {
 		out = append(out, command{name: "search", description: "Search the past sessions of this workspace", hint: "words to look for", run: (*server).searchCommand})
 	}
 	return out
@@ -77,7 +77,7 @@ func (s *server) parseCommand(blocks []sdk.ContentBlock) (command, string, bool)
 // interleaves with a turn's) and answers end_turn, or cancelled when the
 // client cancelled it.
 func (s *server) runCommand(ctx context.Context, ss *sess, c command, arg string) (sdk.PromptResponse, error) {
-	run, err := ss.begin(ctx, s.opts.NewID())
+	run, err := ss.begin(ctx, s.b.NewID())
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}
@@ -113,14 +113,14 @@ func (s *server) compactCommand(ctx context.Context, ss *sess, _ string) string 
 }
 
 func (s *server) forkCommand(ctx context.Context, ss *sess, _ string) string {
-	fork, err := s.opts.Sessions.ForkSession(ctx, ss.id, session.ForkLatest)
+	fork, err := s.b.Sessions.ForkSession(ctx, ss.id, session.ForkLatest)
 	if err != nil {
 		return fmt.Sprintf("Fork failed: %v", err)
 	}
 	id := fork.ID()
 	// The fork is persisted; closing it releases its log for whoever opens
 	// it next (this editor's session history, dsh --resume).
-	if err := s.opts.Sessions.CloseSession(fork); err != nil {
+	if err := s.b.Sessions.CloseSession(fork); err != nil {
 		return fmt.Sprintf("Forked into session %s, but closing it failed: %v", id, err)
 	}
 	return fmt.Sprintf("Forked this session into %s. Open it from the session history to continue there; this session is unchanged.", id)
@@ -171,7 +171,7 @@ func (s *server) statusCommand(_ context.Context, ss *sess, _ string) string {
 		"- title: " + orDash(title),
 		"- workspace: " + h.CwdOrEmpty(),
 		"- model: " + model,
-		"- mode: " + string(s.opts.Permissions.Mode(ss.id)),
+		"- mode: " + string(s.b.Permissions.Mode(ss.id)),
 		fmt.Sprintf("- turns: %d · events: %d", turns, len(events)),
 	}
 	if u, ok := usageOf(events, s.contextWindow); ok {
@@ -192,7 +192,7 @@ func (s *server) searchCommand(ctx context.Context, ss *sess, arg string) string
 		return "Give the words to look for, e.g. /search flaky upload test"
 	}
 	cwd := ss.cwd
-	page, err := s.opts.Search.SearchSessions(ctx, sessionquery.SessionSearchRequest{
+	page, err := s.b.Search.SearchSessions(ctx, sessionquery.SessionSearchRequest{
 		Query:          arg,
 		SessionFilters: []sessionquery.SessionFilter{{Kind: sessionquery.KindCwd, NullableValues: []*string{&cwd}}},
 		Limit:          sdk.Ptr(searchLimit + 1),
@@ -235,7 +235,7 @@ func (s *server) titlesOf(ctx context.Context, hits []sessionquery.SessionHit) m
 		ids[i] = h.Header.ID
 	}
 	out := map[string]string{}
-	results, err := s.opts.Catalog.ReadTitleSnapshots(ctx, ids)
+	results, err := s.b.Catalog.ReadTitleSnapshots(ctx, ids)
 	if err != nil {
 		s.log.Warn("acp: session titles not readable", "err", err)
 		return out

@@ -81,7 +81,7 @@ func TestSessionsAnnounceTheirCommandsOnNewLoadAndResume(t *testing.T) {
 	}
 
 	ws := newWorld(t)
-	hs := start(t, ws, func(o *Options) { o.Search = &fakeSearch{} })
+	hs := start(t, ws, func(su *setup) { su.b.Search = &fakeSearch{} })
 	sid := hs.newSession(workspace(t))
 	if got := commandNames(hs.c.commandsOf(t, sid)); !slices.Contains(got, "search <words to look for>") {
 		t.Errorf("with search mounted: %v", got)
@@ -135,8 +135,8 @@ func TestUnknownSlashTextGoesToTheModel(t *testing.T) {
 
 func TestStatusCommandShowsModelModeAndTokens(t *testing.T) {
 	w := newWorld(t)
-	h := start(t, w, func(o *Options) {
-		o.Models = []llm.ModelInfo{{ID: "fake-small", Name: "Fake Small", ContextWindow: 10000}}
+	h := start(t, w, func(su *setup) {
+		su.b.Models = []llm.ModelInfo{{ID: "fake-small", Name: "Fake Small", ContextWindow: 10000}}
 	})
 	id := h.newSession(workspace(t))
 	w.provider.add(chunks(textDelta("hi"), llm.Chunk{Type: llm.ChunkUsage, Usage: &session.Usage{InputTokens: 1500, OutputTokens: 500, CacheReadTokens: 500}}, finish(llm.FinishStop)))
@@ -201,7 +201,7 @@ func TestCompactCommandOnAShortSessionSaysThereIsNothingToCompact(t *testing.T) 
 func TestSearchCommandListsMatchesOfThisWorkspace(t *testing.T) {
 	w := newWorld(t)
 	search := &fakeSearch{}
-	h := start(t, w, func(o *Options) { o.Search = search })
+	h := start(t, w, func(su *setup) { su.b.Search = search })
 	cwd := workspace(t)
 	old := h.newSession(cwd)
 	w.provider.add(reply("", "ok"))

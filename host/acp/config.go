@@ -25,7 +25,7 @@ const (
 func (s *server) modeState(ss *sess) *sdk.SessionModeState {
 	modes := permissions.Modes()
 	out := &sdk.SessionModeState{
-		CurrentModeId:  sdk.SessionModeId(s.opts.Permissions.Mode(ss.id)),
+		CurrentModeId:  sdk.SessionModeId(s.b.Permissions.Mode(ss.id)),
 		AvailableModes: make([]sdk.SessionMode, len(modes)),
 	}
 	for i, m := range modes {
@@ -43,7 +43,7 @@ func (s *server) configOptions(ss *sess) []sdk.SessionConfigOption {
 		modeValues[i] = sdk.SessionConfigSelectOption{Value: sdk.SessionConfigValueId(m), Name: m.Title(), Description: sdk.Ptr(m.Description())}
 	}
 	opts := []sdk.SessionConfigOption{selectOption(optionMode, "Mode", "Which tool calls run without asking.",
-		sdk.SessionConfigOptionCategoryMode, string(s.opts.Permissions.Mode(ss.id)), modeValues)}
+		sdk.SessionConfigOptionCategoryMode, string(s.b.Permissions.Mode(ss.id)), modeValues)}
 
 	model, effort := ss.agent.Model()
 	models := s.catalog(model)
@@ -82,7 +82,7 @@ func selectOption(id, name, description string, category sdk.SessionConfigOption
 // catalog is the configured models, with the session's current model
 // first when the catalog does not list it.
 func (s *server) catalog(current string) []llm.ModelInfo {
-	models := slices.Clone(s.opts.Models)
+	models := slices.Clone(s.b.Models)
 	if !slices.ContainsFunc(models, func(m llm.ModelInfo) bool { return m.ID == current }) {
 		models = append([]llm.ModelInfo{{ID: current, Name: current}}, models...)
 	}
@@ -90,7 +90,7 @@ func (s *server) catalog(current string) []llm.ModelInfo {
 }
 
 func (s *server) modelInfo(id string) llm.ModelInfo {
-	for _, m := range s.opts.Models {
+	for _, m := range s.b.Models {
 		if m.ID == id {
 			return m
 		}
@@ -168,7 +168,7 @@ func (s *server) setMode(ss *sess, mode string) error {
 	if err != nil {
 		return invalidParams("%v", err)
 	}
-	if err := s.opts.Permissions.SetMode(ss.id, m); err != nil {
+	if err := s.b.Permissions.SetMode(ss.id, m); err != nil {
 		return invalidParams("%v", err)
 	}
 	return nil

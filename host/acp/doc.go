@@ -33,8 +33,14 @@
 // failed turn is the JSON-RPC error "Internal error: turn failed: <message>"
 // with the failure code in its data.
 //
+// Start-up: initialize is answered as soon as the connection runs; the
+// Backend (the Sessions factory, the session Catalog, the tool registry,
+// the permissions service, the model catalog) is built meanwhile, on a
+// goroutine Serve owns, and every other request waits for it. A failed
+// build is the answer of those requests; the input ending cancels a build
+// no request waits for, and Serve returns only after the build did.
+//
 // The package never imports compositions: a composition hands it what it
-// needs through Options (the Sessions factory, the session Catalog, the tool
-// registry, the permissions service, the model catalog). cmd/dsh reaches it
+// needs through Options and the Backend it builds. cmd/dsh reaches it
 // through compositions.
 package acp

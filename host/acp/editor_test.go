@@ -185,7 +185,7 @@ func startEditor(t *testing.T, w *world, ed *editor, caps sdk.ClientCapabilities
 	}
 	agentIn, clientOut := io.Pipe()
 	clientIn, agentOut := io.Pipe()
-	opts := Options{Sessions: w, Catalog: w.query, Tools: w.tools, Permissions: w.perms, Models: w.provider.Models(), Version: "1.2.3", NewID: w.newID}
+	opts := Options{Backend: Ready(backendOf(w)), Version: "1.2.3"}
 	h := &harness{t: t, w: w, c: ed.client, in: clientOut, served: make(chan error, 1), ctx: context.Background()}
 	go func() {
 		h.served <- Serve(context.Background(), agentIn, agentOut, opts)

@@ -541,13 +541,29 @@ func (l *lockedBuffer) String() string {
 	return string(l.b)
 }
 
-func start(t *testing.T, w *world, tweak ...func(*Options)) *harness {
+// setup is what a test serves: the connection's options and the backend
+// its Backend builds at once, unless the test sets opts.Backend.
+type setup struct {
+	opts Options
+	b    Backend
+}
+
+// backendOf is the world's backend.
+func backendOf(w *world) Backend {
+	return Backend{Sessions: w, Catalog: w.query, Tools: w.tools, Permissions: w.perms, Models: w.provider.Models(), NewID: w.newID}
+}
+
+func start(t *testing.T, w *world, tweak ...func(*setup)) *harness {
 	t.Helper()
 	agentIn, clientOut := io.Pipe()
 	clientIn, agentOut := io.Pipe()
-	opts := Options{Sessions: w, Catalog: w.query, Tools: w.tools, Permissions: w.perms, Models: w.provider.Models(), Version: "1.2.3", NewID: w.newID}
+	su := setup{opts: Options{Version: "1.2.3"}, b: backendOf(w)}
 	for _, fn := range tweak {
-		fn(&opts)
+		fn(&su)
+	}
+	opts := su.opts
+	if opts.Backend == nil {
+		opts.Backend = Ready(su.b)
 	}
 	h := &harness{t: t, w: w, c: newClient(), in: clientOut, served: make(chan error, 1), ctx: context.Background()}
 	go func() {
@@ -664,7 +680,7 @@ func startRaw(t *testing.T, w *world) *rawConn {
 	agentIn, clientOut := io.Pipe()
 	clientIn, agentOut := io.Pipe()
 	r := &rawConn{t: t, in: clientOut, lines: make(chan string, 64), served: make(chan error, 1)}
-	opts := Options{Sessions: w, Catalog: w.query, Tools: w.tools, Permissions: w.perms, Version: "1.2.3"}
+	opts := Options{Backend: Ready(Backend{Sessions: w, Catalog: w.query, Tools: w.tools, Permissions: w.perms}), Version: "1.2.3"}
 	go func() {
 		r.served <- Serve(context.Background(), agentIn, agentOut, opts)
 		_ = agentOut.Close()

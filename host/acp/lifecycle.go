@@ -65,13 +65,13 @@ func (s *server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
-	a, err := s.opts.Sessions.NewSession(ctx, cwd)
+	a, err := s.b.Sessions.NewSession(ctx, cwd)
 	if err != nil {
 		return sdk.NewSessionResponse{}, internalError("cannot create a session: %v", err)
 	}
 	ss, err := s.attach(a, nil)
 	if err != nil {
-		return sdk.NewSessionResponse{}, errors.Join(err, s.opts.Sessions.CloseSession(a))
+		return sdk.NewSessionResponse{}, errors.Join(err, s.b.Sessions.CloseSession(a))
 	}
 	s.connectMCP(ss, p.McpServers)
 	s.announceAfterAnswer(ss)
@@ -136,7 +136,7 @@ func (s *server) reopen(ctx context.Context, id, reqCwd string, extra []string, 
 		}
 		return ss, nil
 	}
-	a, err := s.opts.Sessions.ResumeSession(ctx, id)
+	a, err := s.b.Sessions.ResumeSession(ctx, id)
 	if err != nil {
 		return nil, internalError("cannot open session %s: %v", id, err)
 	}
@@ -146,7 +146,7 @@ func (s *server) reopen(ctx context.Context, id, reqCwd string, extra []string, 
 	}
 	ss, err = s.attach(a, events)
 	if err != nil {
-		return nil, errors.Join(err, s.opts.Sessions.CloseSession(a))
+		return nil, errors.Join(err, s.b.Sessions.CloseSession(a))
 	}
 	s.connectMCP(ss, servers)
 	return ss, nil
@@ -160,7 +160,7 @@ func (s *server) inWorkspace(ctx context.Context, id, cwd string) error {
 	if id == "" {
 		return invalidParams("sessionId is required")
 	}
-	results, err := s.opts.Catalog.ReadTitleSnapshots(ctx, []string{id})
+	results, err := s.b.Catalog.ReadTitleSnapshots(ctx, []string{id})
 	if err != nil {
 		return internalError("cannot read session %s: %v", id, err)
 	}
@@ -196,7 +196,7 @@ func (s *server) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (sdk
 	if !ok {
 		return sdk.CloseSessionResponse{}, notFound("unknown session: %s", p.SessionId)
 	}
-	if err := ss.close(s.opts.Sessions); err != nil {
+	if err := ss.close(s.b.Sessions); err != nil {
 		return sdk.CloseSessionResponse{}, internalError("closing session %s: %v", ss.id, err)
 	}
 	return sdk.CloseSessionResponse{}, nil
@@ -221,12 +221,12 @@ func (s *server) workspace(cwd string, extra []string, mcp int) (string, error) 
 	case !fi.IsDir():
 		return "", invalidParams("cwd is not a directory: %s", cwd)
 	}
-	if s.opts.Workspace != nil {
-		if err := s.opts.Workspace(cwd); err != nil {
+	if s.b.Workspace != nil {
+		if err := s.b.Workspace(cwd); err != nil {
 			return "", invalidParams("%v", err)
 		}
 	}
-	if mcp > 0 && s.opts.MCP == nil {
+	if mcp > 0 && s.b.MCP == nil {
 		s.log.Warn("acp: ignoring the client's MCP servers; this front end has no MCP support", "servers", mcp)
 	}
 	return cwd, nil

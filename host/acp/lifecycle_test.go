@@ -236,7 +236,7 @@ func TestServeReturnsWhenItsContextEnds(t *testing.T) {
 	clientIn, out := io.Pipe()
 	served := make(chan error, 1)
 	go func() {
-		served <- Serve(ctx, in, out, Options{Sessions: w, Catalog: w.query, Tools: w.tools, Permissions: w.perms})
+		served <- Serve(ctx, in, out, Options{Backend: Ready(Backend{Sessions: w, Catalog: w.query, Tools: w.tools, Permissions: w.perms})})
 		_ = out.Close()
 	}()
 	conn := sdk.NewClientSideConnection(newClient(), keepOpen, clientIn)
@@ -264,7 +264,7 @@ func TestRequestsBeforeTheEndOfInputAreAnswered(t *testing.T) {
 	}
 	var out lockedBuffer
 	err := Serve(context.Background(), strings.NewReader(strings.Join(lines, "\n")+"\n"), &out,
-		Options{Sessions: w, Catalog: w.query, Tools: w.tools, Permissions: w.perms})
+		Options{Backend: Ready(Backend{Sessions: w, Catalog: w.query, Tools: w.tools, Permissions: w.perms})})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func (s *server) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (s
 		}
 		req.After = &sessionquery.SummaryPosition{CreatedAt: c.CreatedAt, ID: c.ID}
 	}
-	page, err := s.opts.Catalog.ListSummaries(ctx, req)
+	page, err := s.b.Catalog.ListSummaries(ctx, req)
 	if err != nil {
 		return sdk.ListSessionsResponse{}, internalError("cannot list sessions: %v", err)
 	}

@@ -13,7 +13,7 @@ import (
 
 func TestListPagesNewestFirstWithTitlesAndUpdatedAt(t *testing.T) {
 	w := newWorld(t)
-	h := start(t, w, func(o *Options) { o.PageSize = 2 })
+	h := start(t, w, func(su *setup) { su.opts.PageSize = 2 })
 	mine, other := workspace(t), workspace(t)
 	var ids []sdk.SessionId
 	for range 3 {

@@ -22,15 +22,15 @@ type MCP interface {
 // mcpCapabilities is what initialize advertises: http and sse when MCP is
 // wired (stdio needs no capability).
 func (s *server) mcpCapabilities() sdk.McpCapabilities {
-	return sdk.McpCapabilities{Http: s.opts.MCP != nil, Sse: s.opts.MCP != nil}
+	return sdk.McpCapabilities{Http: s.opts.RemoteMCP, Sse: s.opts.RemoteMCP}
 }
 
 // connectMCP hands the request's servers to the composition.
 func (s *server) connectMCP(ss *sess, servers []sdk.McpServer) {
-	if s.opts.MCP == nil {
+	if s.b.MCP == nil {
 		return
 	}
-	if err := s.opts.MCP.ConnectMCP(ss.id, fromACP(servers)); err != nil {
+	if err := s.b.MCP.ConnectMCP(ss.id, fromACP(servers)); err != nil {
 		s.log.Warn("acp: MCP servers not started", "session", ss.id, "err", err)
 	}
 }
@@ -38,10 +38,10 @@ func (s *server) connectMCP(ss *sess, servers []sdk.McpServer) {
 // watchMCP tells each session's client, in its thread, when one of its
 // servers failed or crashed: which server, why, and its stderr tail.
 func (s *server) watchMCP() (unsubscribe func()) {
-	if s.opts.MCP == nil {
+	if s.b.MCP == nil {
 		return func() {}
 	}
-	return s.opts.MCP.OnMCPStatus(func(st mcp.Status) {
+	return s.b.MCP.OnMCPStatus(func(st mcp.Status) {
 		if !st.Problem() {
 			return
 		}

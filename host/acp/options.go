@@ -50,9 +50,9 @@ const DefaultPageSize = 50
 // line is answered with an error instead of ending the connection.
 const MaxFrameBytes = 10<<20 - 1
 
-// Options configures Serve. Sessions, Catalog, Tools and Permissions are
-// required.
-type Options struct {
+// Backend is what the session requests of a connection use. Sessions,
+// Catalog, Tools and Permissions are required.
+type Backend struct {
 	Sessions    Sessions
 	Catalog     Catalog
 	Tools       *tools.Registry
@@ -63,17 +63,8 @@ type Options struct {
 	Search Search
 	// Models is the model catalog offered as the "model" config option.
 	Models []llm.ModelInfo
-	// Version is reported as agentInfo.version.
-	Version string
-	// Log receives diagnostics; nil discards them. It must not write to
-	// the output, which carries frames only.
-	Log *slog.Logger
 	// NewID mints prompt message ids; nil uses random UUIDs.
 	NewID func() string
-	// PageSize is the session/list page size; 0 means DefaultPageSize.
-	PageSize int
-	// MaxFrameBytes bounds inbound lines; 0 means MaxFrameBytes.
-	MaxFrameBytes int
 	// Workspace, when set, vets the cwd of session/new and session/load
 	// (an existing absolute directory by then); its error is the request's
 	// invalid-params error. The composition refuses workspaces such as /
@@ -81,28 +72,40 @@ type Options struct {
 	Workspace func(cwd string) error
 }
 
+// Ready is a Backend that is already built, for Options.Backend.
+func Ready(b Backend) func(context.Context) (Backend, error) {
+	return func(context.Context) (Backend, error) { return b, nil }
+}
+
+// Options configures Serve. Backend is required.
+type Options struct {
+	// Backend builds what the session requests use. Serve calls it once,
+	// on a goroutine of its own, as soon as it starts: initialize is
+	// answered without waiting for it, every other request waits for it
+	// (and answers its error if it failed). Its context ends when the
+	// input does; Serve returns only after Backend has.
+	Backend func(ctx context.Context) (Backend, error)
+	// RemoteMCP advertises MCP servers over HTTP and SSE in initialize,
+	// which is answered before the Backend exists; the Backend's MCP must
+	// then be set.
+	RemoteMCP bool
+	// Version is reported as agentInfo.version.
+	Version string
+	// Log receives diagnostics; nil discards them. It must not write to
+	// the output, which carries frames only.
+	Log *slog.Logger
+	// PageSize is the session/list page size; 0 means DefaultPageSize.
+	PageSize int
+	// MaxFrameBytes bounds inbound lines; 0 means MaxFrameBytes.
+	MaxFrameBytes int
+}
+
 func (o Options) withDefaults() (Options, error) {
-	var errs []error
-	if o.Sessions == nil {
-		errs = append(errs, errors.New("acp: Options.Sessions is required"))
-	}
-	if o.Catalog == nil {
-		errs = append(errs, errors.New("acp: Options.Catalog is required"))
-	}
-	if o.Tools == nil {
-		errs = append(errs, errors.New("acp: Options.Tools is required"))
-	}
-	if o.Permissions == nil {
-		errs = append(errs, errors.New("acp: Options.Permissions is required"))
-	}
-	if err := errors.Join(errs...); err != nil {
-		return o, err
+	if o.Backend == nil {
+		return o, errors.New("acp: Options.Backend is required")
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
-	}
-	if o.NewID == nil {
-		o.NewID = uuid.NewString
 	}
 	if o.PageSize <= 0 {
 		o.PageSize = DefaultPageSize
@@ -114,4 +117,28 @@ func (o Options) withDefaults() (Options, error) {
 		o.Version = "dev"
 	}
 	return o, nil
+}
+
+// check reports what b lacks, and fills in its defaults.
+func (b Backend) check(o Options) (Backend, error) {
+	var errs []error
+	if b.Sessions == nil {
+		errs = append(errs, errors.New("acp: Backend.Sessions is required"))
+	}
+	if b.Catalog == nil {
+		errs = append(errs, errors.New("acp: Backend.Catalog is required"))
+	}
+	if b.Tools == nil {
+		errs = append(errs, errors.New("acp: Backend.Tools is required"))
+	}
+	if b.Permissions == nil {
+		errs = append(errs, errors.New("acp: Backend.Permissions is required"))
+	}
+	if o.RemoteMCP && b.MCP == nil {
+		errs = append(errs, errors.New("acp: Options.RemoteMCP needs Backend.MCP"))
+	}
+	if b.NewID == nil {
+		b.NewID = uuid.NewString
+	}
+	return b, errors.Join(errs...)
 }

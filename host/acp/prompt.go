@@ -35,7 +35,7 @@ func (s *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}
-	run, err := ss.begin(ctx, s.opts.NewID())
+	run, err := ss.begin(ctx, s.b.NewID())
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}

@@ -18,12 +18,14 @@ import (
 // Serve runs the ACP agent over in (the client's frames) and out (ours)
 // until the input ends or ctx is done, then closes every session it opened,
 // flushing their logs. The end of the input is a clean shutdown: Serve then
-// returns nil unless closing a session failed.
+// returns nil unless closing a session failed, or building the Backend
+// did.
 //
-// While it runs, Serve installs the connection's approver on opts.Tools;
-// calls of sessions it does not own go to the approver that was installed
-// before. When ctx ends while in is blocked in Read, the goroutine reading
-// in stays blocked until that Read returns.
+// The Backend is built while the connection already runs, so initialize
+// is answered at once. Once built, Serve installs the connection's
+// approver on its Tools; calls of sessions it does not own go to the
+// approver that was installed before. When ctx ends while in is blocked in
+// Read, the goroutine reading in stays blocked until that Read returns.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 	opts, err := opts.withDefaults()
 	if err != nil {
@@ -41,10 +43,17 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	defer shut()
 	conn.SetLogger(slog.New(sdkLog))
 	s.conn = conn
-	restore := opts.Tools.SetApprover(&approver{s: s, next: opts.Tools.Approver()})
-	unhook := opts.Tools.Cleared.Subscribe(s.cleared)
-	unwatch := s.watchMCP()
-	unwrap := opts.Tools.Execute.Use(s.executing)
+	starting, stopStarting := context.WithCancel(ctx)
+	defer stopStarting()
+	type startResult struct {
+		uninstall func()
+		err       error
+	}
+	started := make(chan startResult, 1)
+	go func() {
+		uninstall, err := s.start(starting)
+		started <- startResult{uninstall, err}
+	}()
 
 	filter := &frameFilter{in: in, out: pw, w: w, max: opts.MaxFrameBytes, log: opts.Log, requests: requests, ids: ids}
 	filtered := make(chan struct{})
@@ -60,21 +69,53 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 		<-conn.Done()
 	}
 	// Every request received before the input ended gets its answer
-	// (running prompts answer "cancelled": the SDK cancelled them); the SDK
-	// writes answers after the handlers return, hence the ledger of the
-	// output. Then the sessions close.
+	// (running prompts answer "cancelled": the SDK cancelled them; those
+	// waiting for the Backend get it built); the SDK writes answers after
+	// the handlers return, hence the ledger of the output. Then a Backend
+	// still being built, which no request waits for, is abandoned, and the
+	// sessions close.
 	requests.wait(ctx)
+	stopStarting()
+	res := <-started
 	err = s.shutdown()
-	unwatch()
-	unwrap()
-	unhook()
-	restore()
+	res.uninstall()
 	_ = pr.Close()
 	select {
 	case <-filtered:
 	case <-ctx.Done():
 	}
-	return err
+	return errors.Join(res.err, err)
+}
+
+// start builds the Backend and installs the connection's hooks on it; it
+// returns what removes them, and the build's failure unless ctx ended it
+// (the input ended first: nothing failed). It closes s.ready either way.
+func (s *server) start(ctx context.Context) (uninstall func(), failed error) {
+	defer close(s.ready)
+	b, err := s.opts.Backend(ctx)
+	if err == nil {
+		b, err = b.check(s.opts)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			s.startErr = errShuttingDown
+			return func() {}, nil
+		}
+		s.startErr = err
+		s.log.Error("acp: dsh could not start; every session request answers this error", "err", err)
+		return func() {}, err
+	}
+	s.b = b
+	restore := b.Tools.SetApprover(&approver{s: s, next: b.Tools.Approver()})
+	unhook := b.Tools.Cleared.Subscribe(s.cleared)
+	unwatch := s.watchMCP()
+	unwrap := b.Tools.Execute.Use(s.executing)
+	return func() {
+		unwatch()
+		unwrap()
+		unhook()
+		restore()
+	}, nil
 }
 
 // server is the acp.Agent of one connection.
@@ -82,6 +123,13 @@ type server struct {
 	opts Options
 	log  *slog.Logger
 	conn *sdk.AgentSideConnection
+
+	// b serves the session requests. start sets it, or startErr, before
+	// it closes ready; neither changes after. Only code that ran enter (or
+	// works on a session, which exists only after that) reads them.
+	b        Backend
+	startErr error
+	ready    chan struct{}
 
 	// terminalOutput is the client's _meta.terminal_output capability.
 	terminalOutput atomic.Bool
@@ -106,14 +154,23 @@ var (
 )
 
 func newServer(opts Options) *server {
-	return &server{opts: opts, log: opts.Log, sessions: map[string]*sess{}, fresh: map[string]*sess{}}
+	return &server{opts: opts, log: opts.Log, ready: make(chan struct{}), sessions: map[string]*sess{}, fresh: map[string]*sess{}}
 }
 
 // errShuttingDown answers requests that arrive while the connection closes.
 var errShuttingDown = internalError("dsh is shutting down")
 
-// enter registers a running handler; the returned func unregisters it.
+// enter waits for the Backend, then registers a running handler; the
+// returned func unregisters it. The wait is not cut short by the request's
+// context: Serve cancels a build only once no request waits for it.
 func (s *server) enter() (func(), error) {
+	<-s.ready
+	switch {
+	case s.startErr == errShuttingDown:
+		return nil, errShuttingDown
+	case s.startErr != nil:
+		return nil, internalError("dsh could not start: %v (fix it, then restart the agent)", s.startErr)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
@@ -140,7 +197,7 @@ func (s *server) shutdown() error {
 	s.mu.Unlock()
 	var errs []error
 	for _, ss := range all {
-		errs = append(errs, ss.close(s.opts.Sessions))
+		errs = append(errs, ss.close(s.b.Sessions))
 	}
 	return errors.Join(errs...)
 }

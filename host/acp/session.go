@@ -46,7 +46,7 @@ func (s *server) attach(a *agent.Agent, replay []session.Event) (*sess, error) {
 	live := a.Session()
 	h := live.Header()
 	ss := &sess{id: h.ID, cwd: h.CwdOrEmpty(), agent: a, live: live}
-	ss.tr = newTranslator(s.opts.Tools, live, s.terminalOutput.Load, s.contextWindow)
+	ss.tr = newTranslator(s.b.Tools, live, s.terminalOutput.Load, s.contextWindow)
 	ss.tr.buffers = func(path string) bool {
 		return (s.fsRead.Load() || s.fsWrite.Load()) && (&clientFiles{cwd: ss.cwd}).serves(path)
 	}

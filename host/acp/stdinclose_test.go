@@ -32,7 +32,7 @@ func (s *stuckSearch) SearchSessions(ctx context.Context, _ sessionquery.Session
 func TestInputEndMidSearchEndsServe(t *testing.T) {
 	w := newWorld(t)
 	search := &stuckSearch{entered: make(chan struct{}), returned: make(chan error, 1)}
-	h := start(t, w, func(o *Options) { o.Search = search })
+	h := start(t, w, func(su *setup) { su.b.Search = search })
 	id := h.newSession(workspace(t))
 	go func() { _, _ = h.prompt(id, "/search zebras") }()
 	select {

@@ -18,8 +18,8 @@ func usageChunk(in, cache, out int) llm.Chunk {
 // a load reports the last one.
 func TestUsageUpdatesAfterEachStepAndOnLoad(t *testing.T) {
 	w := newWorld(t)
-	h := start(t, w, func(o *Options) {
-		o.Models = []llm.ModelInfo{{ID: "fake-small", Name: "Fake Small", ContextWindow: 64000}}
+	h := start(t, w, func(su *setup) {
+		su.b.Models = []llm.ModelInfo{{ID: "fake-small", Name: "Fake Small", ContextWindow: 64000}}
 	})
 	cwd := workspace(t)
 	id := h.newSession(cwd)
