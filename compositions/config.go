@@ -1,7 +1,10 @@
 package compositions
 
 import (
+	"github.com/seed-e9b4dba4/dsh/host/codingtools"
 	"github.com/seed-e9b4dba4/dsh/host/config"
+	"github.com/seed-e9b4dba4/dsh/host/permissions"
+	"github.com/seed-e9b4dba4/dsh/host/sandbox"
 	sqtools "github.com/seed-e9b4dba4/dsh/plugins/sessionquery"
 	"github.com/seed-e9b4dba4/dsh/plugins/spill"
 	"github.com/seed-e9b4dba4/dsh/plugins/timeout"
@@ -12,7 +15,10 @@ import (
 // (config.Options.Sections); configs/default.yaml defines exactly the
 // built-in keys plus these.
 func ConfigSections() []config.Schema {
-	return []config.Schema{sqtools.ConfigSchema, timeout.ConfigSchema, spill.ConfigSchema}
+	return []config.Schema{
+		permissions.ConfigSchema, sandbox.ConfigSchema, codingtools.ConfigSchema,
+		sqtools.ConfigSchema, timeout.ConfigSchema, spill.ConfigSchema,
+	}
 }
 
 // switches are the plugins.*.enabled keys: which opt-in plugins to mount.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/seed-e9b4dba4/dsh/compositions"
 	"github.com/seed-e9b4dba4/dsh/host/config"
+	"github.com/seed-e9b4dba4/dsh/host/permissions"
 	sbx "github.com/seed-e9b4dba4/dsh/host/sandbox"
 )
 
@@ -50,8 +51,14 @@ rather than in a session. Exits 1 when commands cannot be sandboxed.`,
 // writeDoctor prints the sandbox report for commands in dir and reports
 // whether commands can run sandboxed.
 func writeDoctor(w io.Writer, cfg *config.Config, dir string, sb sbx.Sandbox) (bool, error) {
-	var sc sbx.Config
-	if err := cfg.Section("sandbox").Decode(&sc); err != nil {
+	var (
+		sc sbx.Config
+		pc permissions.Config
+	)
+	if err := cfg.Section(sbx.SectionPath).Decode(&sc); err != nil {
+		return false, err
+	}
+	if err := cfg.Section(permissions.SectionPath).Decode(&pc); err != nil {
 		return false, err
 	}
 	svc, err := sbx.NewService(sb, sc, cfg.UserHome())
@@ -59,7 +66,7 @@ func writeDoctor(w io.Writer, cfg *config.Config, dir string, sb sbx.Sandbox) (b
 		return false, err
 	}
 	sup := svc.Support()
-	fmt.Fprintf(w, "permission mode: %s\n", cfg.Permissions.Mode)
+	fmt.Fprintf(w, "permission mode: %s\n", pc.Mode)
 	fmt.Fprintf(w, "command sandbox: %s\n", sup.Summary())
 	list := func(title string, items []string) {
 		if len(items) == 0 {

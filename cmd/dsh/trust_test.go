@@ -127,8 +127,8 @@ func TestTUIAsksBeforeApplyingAnUntrustedProjectConfig(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if cfg.Permissions.Mode != tt.mode {
-				t.Errorf("answer %q: mode %q, want %q", tt.answer, cfg.Permissions.Mode, tt.mode)
+			if got := cfg.Value("permissions.mode"); got != tt.mode {
+				t.Errorf("answer %q: mode %v, want %q", tt.answer, got, tt.mode)
 			}
 			for _, want := range []string{path, "permissions.mode", "[y/N]"} {
 				if !strings.Contains(out.String(), want) {

@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // EnvConfig is tools.bash.env: which of dsh's environment variables a bash
@@ -48,13 +49,23 @@ func newEnvFilter(cfg EnvConfig, hidden []string) (envFilter, error) {
 
 // envPatterns splits a list and checks each pattern.
 func envPatterns(key, list string) ([]string, error) {
-	fields := strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
-	for _, p := range fields {
-		if _, err := path.Match(p, ""); err != nil {
-			return nil, fmt.Errorf("%s: %q is not a valid name pattern (use names and * or ?, e.g. AWS_*)", key, p)
-		}
+	fields, bad := envPatternList(list)
+	if bad != "" {
+		return nil, fmt.Errorf("%s: %q is not a valid name pattern (use names and * or ?, e.g. AWS_*)", key, bad)
 	}
 	return fields, nil
+}
+
+// envPatternList splits a list of names or patterns separated by commas or
+// white space; bad is the first entry that is not a valid pattern.
+func envPatternList(list string) (fields []string, bad string) {
+	fields = strings.FieldsFunc(list, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
+	for _, p := range fields {
+		if _, err := path.Match(p, ""); err != nil {
+			return nil, p
+		}
+	}
+	return fields, ""
 }
 
 // apply returns the entries of environ ("NAME=value") that a command may

@@ -31,10 +31,11 @@ func mount(t *testing.T, sets ...string) (*mounted, error) {
 	t.Helper()
 	dir := t.TempDir()
 	cfg, err := config.Load(config.Options{
-		Home: filepath.Join(dir, "home"),
-		Cwd:  dir,
-		Env:  func(string) (string, bool) { return "", false },
-		Set:  sets,
+		Home:     filepath.Join(dir, "home"),
+		Cwd:      dir,
+		Env:      func(string) (string, bool) { return "", false },
+		Set:      sets,
+		Sections: []config.Schema{ConfigSchema, permissions.ConfigSchema},
 	})
 	if err != nil {
 		t.Fatalf("config: %v", err)
@@ -111,38 +112,40 @@ func TestPluginDecodesTheToolsSection(t *testing.T) {
 	}
 }
 
-// jsonSection stands in for a config section a loader did not validate.
-type jsonSection string
-
-func (s jsonSection) Decode(out any) error {
-	dec := json.NewDecoder(strings.NewReader(string(s)))
-	dec.DisallowUnknownFields()
-	return dec.Decode(out)
-}
-
-type sections map[string]string
-
-func (m sections) Section(path string) host.Section { return jsonSection(m[path]) }
-
-func TestPluginRejectsInvalidConfig(t *testing.T) {
-	cases := []struct{ cfg, want string }{
-		{`{"bash":{"max_output_bytes":0}}`, "tools.bash.max_output_bytes must be at least 1 (got 0)"},
-		{`{"bash":{"default_timeout_ms":700000}}`, "tools.bash.default_timeout_ms (700000) must not exceed tools.bash.max_timeout_ms (600000)"},
-		{`{"search":{"timeout_ms":3000000000}}`, "tools.search.timeout_ms must be at most 2147483647"},
-		{`{"bash":{"shell":"zsh"}}`, "unknown field"},
+// TestConfigSchemaRejectsInvalidValues pins the tools section's rules, which
+// the loader applies in every layer so the plugin never checks them again.
+func TestConfigSchemaRejectsInvalidValues(t *testing.T) {
+	cases := []struct{ set, want string }{
+		{"tools.bash.max_output_bytes=0", `config key "tools.bash.max_output_bytes" in flag --set tools.bash.max_output_bytes=0 must be a positive integer (got 0)`},
+		{"tools.bash.default_timeout_ms=700000", `config key "tools.bash.default_timeout_ms" in flag --set tools.bash.default_timeout_ms=700000 must be at most tools.bash.max_timeout_ms (600000, from default)`},
+		{"tools.search.timeout_ms=3000000000", `config key "tools.search.timeout_ms" in flag --set tools.search.timeout_ms=3000000000 must be at most 2147483647 (got 3000000000)`},
+		{"tools.bash.env.deny=AWS_[", `must list variable names or patterns such as AWS_* separated by commas ("AWS_[" is not a valid pattern)`},
+		{"tools.bash.shell=zsh", `unknown config key "tools.bash.shell"`},
 	}
 	for _, tc := range cases {
-		h := host.New(nil)
-		if err := provide(h, tools.ServiceKey, tools.NewRegistry(nil)); err != nil {
-			t.Fatal(err)
+		dir := t.TempDir()
+		_, err := config.Load(config.Options{Home: dir, Cwd: dir, Env: func(string) (string, bool) { return "", false },
+			Set: []string{tc.set}, Sections: []config.Schema{ConfigSchema}})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.set, err, tc.want)
 		}
-		if err := provide(h, prompt.ServiceKey, prompt.NewRegistry()); err != nil {
-			t.Fatal(err)
-		}
-		err := h.Start([]host.Plugin{Plugin()}, sections{"tools": tc.cfg})
-		if err == nil || !strings.Contains(err.Error(), "plugin coding-tools") || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: err = %v", tc.cfg, err)
-		}
+	}
+}
+
+// TestDefaultConfigIsTheEmbeddedDefaults pins that a plugin started without
+// a config source gets the values configs/default.yaml documents.
+func TestDefaultConfigIsTheEmbeddedDefaults(t *testing.T) {
+	c := DefaultConfig()
+	if c.MaxFileBytes != 10<<20 || c.Bash.DefaultTimeoutMs != 120000 || c.Bash.MaxTimeoutMs != 600000 ||
+		c.Bash.MaxOutputBytes != 30000 || c.Bash.SavedOutput.MaxBytes != 100<<20 || c.Bash.SavedOutput.KeepDays != 7 ||
+		c.Bash.SavedOutput.KeepTotalBytes != 1<<30 || c.Read.DefaultLimit != 2000 || c.Search.MaxResults != 200 ||
+		c.Search.TimeoutMs != 30000 || c.Bash.KillGraceMs != 2000 || c.Read.MaxLineBytes != 2000 || c.Read.MaxOutputBytes != 100000 {
+		t.Errorf("DefaultConfig() = %+v", c)
+	}
+	bad := DefaultConfig()
+	bad.Read.MaxLineBytes = 8
+	if _, err := New(bad, Options{}); err == nil || !strings.Contains(err.Error(), "Config.Read.MaxLineBytes must be at least 16 (got 8)") {
+		t.Errorf("New with a tiny line limit: err = %v", err)
 	}
 }
 

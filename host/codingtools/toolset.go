@@ -52,9 +52,10 @@ type Set struct {
 	hidden  func() []string
 }
 
-// New validates cfg and returns a Set.
+// New returns a Set of cfg, whose keys the loader checked (ConfigSchema)
+// and whose other fields it checks.
 func New(cfg Config, opts Options) (*Set, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
 	env, err := newEnvFilter(cfg.Bash.Env, opts.HiddenEnv)

@@ -5,10 +5,11 @@
 // owns the key tree, strict validation and the origin of every value.
 //
 // The key tree is the built-in sections (the Config struct, with their rules
-// in validate.go) plus the sections other packages own: a plugin declares
-// its section once as a Schema (its struct, its rules, its path keys) and
-// the caller of Load registers it through Options.Sections (cmd/dsh passes
-// compositions.ConfigSections). The loader then checks those keys in every
+// in validate.go) plus the sections other packages own: the package that
+// reads a section (host/permissions, host/sandbox, host/codingtools, each
+// plugin) declares it once as a Schema (its struct, its rules, its path keys,
+// the relations between its keys) and the caller of Load registers it
+// through Options.Sections (cmd/dsh passes compositions.ConfigSections). The loader then checks those keys in every
 // layer like its own, so the owner decodes its section with Section and
 // validates nothing again. configs/default.yaml holds every key's default and
 // one-line doc; tests check it against the whole tree.
@@ -26,8 +27,8 @@
 // The project file comes from the repository, not the user, so it is not
 // trusted: unless its folder is in the trust store ($DSH_HOME/
 // trusted-folders.json, written by dsh trust) it may only set the keys of an
-// explicit allowlist (projectSafe), plus permissions.mode when that makes dsh
-// stricter; every other key is ignored and named in one warning
+// explicit allowlist (projectSafe), plus the keys a Schema marks Stricter
+// (permissions.mode) when that makes dsh stricter; every other key is ignored and named in one warning
 // (Config.Warnings). The trust store is found through the home the other
 // layers select, so a project can never vouch for itself.
 //

@@ -11,8 +11,8 @@ func TestSetFlagAppliesInOrderAndBeatsEnv(t *testing.T) {
 	o := w.opts()
 	o.Set = []string{"permissions.mode=accept-edits", "llm.max_tokens=2048", "permissions.mode=bypass", "llm.model = spaced"}
 	c := w.load(o)
-	if c.Permissions.Mode != "bypass" || c.Origin("permissions.mode") != "flag --set" {
-		t.Errorf("permissions.mode = %q from %q, want bypass from flag --set", c.Permissions.Mode, c.Origin("permissions.mode"))
+	if c.Value("permissions.mode") != "bypass" || c.Origin("permissions.mode") != "flag --set" {
+		t.Errorf("permissions.mode = %q from %q, want bypass from flag --set", c.Value("permissions.mode"), c.Origin("permissions.mode"))
 	}
 	if c.LLM.MaxTokens != 2048 {
 		t.Errorf("llm.max_tokens = %d, want 2048", c.LLM.MaxTokens)

@@ -86,7 +86,7 @@ func Load(opts Options) (*Config, error) {
 			proj.Trusted = trusted
 		}
 		if !proj.Trusted {
-			project, narrowing, proj.Ignored = splitUntrusted(project)
+			project, narrowing, proj.Ignored = ld.tree.splitUntrusted(project)
 		}
 	}
 
@@ -109,7 +109,7 @@ func Load(opts Options) (*Config, error) {
 	if len(ld.errs) > 0 {
 		return nil, errors.Join(ld.errs...)
 	}
-	proj.Ignored = append(proj.Ignored, narrow(project, narrowing, []layer{defaults, profile, user})...)
+	proj.Ignored = append(proj.Ignored, ld.tree.narrow(project, narrowing, []layer{defaults, profile, user})...)
 	slices.Sort(proj.Ignored)
 	c, err := ld.build(profileName, []layer{defaults, profile, user, project, explicit, env, flags})
 	if err != nil {
@@ -381,7 +381,7 @@ func (ld *loader) build(profile string, layers []layer) (*Config, error) {
 	if err := ld.resolvePaths(c, winners); err != nil {
 		return nil, err
 	}
-	if err := checkPairs(winners); err != nil {
+	if err := checkPairs(ld.tree.pairs, winners); err != nil {
 		return nil, err
 	}
 	origins := make(map[string]string, len(winners))
@@ -428,28 +428,28 @@ func (ld *loader) resolvePaths(c *Config, winners map[string]setting) error {
 
 // checkPairs checks relations between keys on the effective values, blaming
 // the key set by the higher layer (the more recent change).
-func checkPairs(winners map[string]setting) error {
+func checkPairs(pairs []Pair, winners map[string]setting) error {
 	var errs []error
 	for _, p := range pairs {
-		lo, hi := winners[p.low], winners[p.high]
-		if p.check(lo.value, hi.value) {
+		lo, hi := winners[p.Low], winners[p.High]
+		if p.holds(lo.value, hi.value) {
 			continue
 		}
 		var e *Error
 		if hi.rank > lo.rank {
 			rel := "at least"
-			if p.strict {
+			if p.Strict {
 				rel = "greater than"
 			}
-			e = &Error{Key: p.high, Source: hi.source,
-				Problem: fmt.Sprintf("must be %s %s (%v, from %s)", rel, p.low, lo.value, lo.origin)}
+			e = &Error{Key: p.High, Source: hi.source,
+				Problem: fmt.Sprintf("must be %s %s (%v, from %s)", rel, p.Low, lo.value, lo.origin)}
 		} else {
 			rel := "at most"
-			if p.strict {
+			if p.Strict {
 				rel = "less than"
 			}
-			e = &Error{Key: p.low, Source: lo.source,
-				Problem: fmt.Sprintf("must be %s %s (%v, from %s)", rel, p.high, hi.value, hi.origin)}
+			e = &Error{Key: p.Low, Source: lo.source,
+				Problem: fmt.Sprintf("must be %s %s (%v, from %s)", rel, p.High, hi.value, hi.origin)}
 		}
 		errs = append(errs, e)
 	}

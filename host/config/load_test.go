@@ -193,11 +193,11 @@ func TestConfigFileBeatsProjectFileAndLosesToEnv(t *testing.T) {
 	o := w.opts()
 	o.ConfigFile = path
 	c := w.load(o)
-	if c.Permissions.Mode != "bypass" || c.Origin("permissions.mode") != path {
-		t.Errorf("permissions.mode = %q from %q, want bypass from %s", c.Permissions.Mode, c.Origin("permissions.mode"), path)
+	if c.Value("permissions.mode") != "bypass" || c.Origin("permissions.mode") != path {
+		t.Errorf("permissions.mode = %q from %q, want bypass from %s", c.Value("permissions.mode"), c.Origin("permissions.mode"), path)
 	}
-	if c.Tools.Read.DefaultLimit != 10 {
-		t.Errorf("tools.read.default_limit = %d, want 10 from the project file", c.Tools.Read.DefaultLimit)
+	if c.Value("tools.read.default_limit") != 10 {
+		t.Errorf("tools.read.default_limit = %d, want 10 from the project file", c.Value("tools.read.default_limit"))
 	}
 	if c.LLM.Model != "env-model" {
 		t.Errorf("llm.model = %q, want env-model", c.LLM.Model)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 )
 
@@ -50,22 +49,8 @@ var projectSafe = map[string]bool{
 	"compaction.max_summary_tokens": true,
 }
 
-// projectNarrowing lists keys an untrusted project may set only to a value
-// at least as strict as the one it would override (a repository may make
-// dsh more careful, never less).
-var projectNarrowing = map[string]func(below, project any) bool{
-	"permissions.mode": func(below, project any) bool {
-		return modeStrictness(project.(string)) >= modeStrictness(below.(string))
-	},
-}
-
-// modeStrictness orders the permission modes, most permissive first.
-func modeStrictness(mode string) int {
-	return slices.Index([]string{"bypass", "auto", "accept-edits", "default", "read-only"}, mode)
-}
-
 // ProjectSafe reports whether an untrusted project file may set key (keys
-// whose value may only become stricter report false).
+// whose value may only become stricter, Schema.Stricter, report false).
 func ProjectSafe(key string) bool { return projectSafe[key] }
 
 // Project is what Load did with the project file, <cwd>/.dsh/config.yaml.
@@ -114,13 +99,13 @@ func (p Project) Warning() string {
 // splitUntrusted keeps the safe keys of an untrusted project layer and
 // returns the others, narrowing keys aside, which are decided once the
 // layers below are known.
-func splitUntrusted(l layer) (kept layer, narrowing layer, ignored []string) {
+func (t *schema) splitUntrusted(l layer) (kept layer, narrowing layer, ignored []string) {
 	kept, narrowing = layer{}, layer{}
 	for k, s := range l {
 		switch {
 		case projectSafe[k]:
 			kept[k] = s
-		case projectNarrowing[k] != nil:
+		case t.stricter[k] != nil:
 			narrowing[k] = s
 		default:
 			ignored = append(ignored, k)
@@ -131,7 +116,7 @@ func splitUntrusted(l layer) (kept layer, narrowing layer, ignored []string) {
 
 // narrow moves into kept each narrowing setting that is at least as strict
 // as the effective value of the layers below, and returns the others.
-func narrow(kept, narrowing layer, below []layer) (ignored []string) {
+func (t *schema) narrow(kept, narrowing layer, below []layer) (ignored []string) {
 	for k, s := range narrowing {
 		var under any
 		for _, l := range below {
@@ -139,7 +124,7 @@ func narrow(kept, narrowing layer, below []layer) (ignored []string) {
 				under = b.value
 			}
 		}
-		if under != nil && projectNarrowing[k](under, s.value) {
+		if under != nil && t.stricter[k](under, s.value) {
 			kept[k] = s
 			continue
 		}

@@ -34,6 +34,22 @@ type Schema struct {
 	// Paths lists the keys (relative to Path) that hold file system paths;
 	// Load resolves them like the built-in path keys.
 	Paths []string
+	// Pairs relate two keys of the section that no single-key rule can
+	// check; Load checks them on the merged result.
+	Pairs []Pair
+	// Stricter lists the keys (relative to Path) an untrusted project file
+	// may set only to make dsh stricter: the function reports whether the
+	// project's value is at least as strict as the one below it. Every other
+	// key outside the loader's allowlist is ignored from such a file.
+	Stricter map[string]func(below, project any) bool
+}
+
+// Pair is a relation between two keys of a section (names relative to its
+// Path): Low must be at most High, or below it when Strict is set. Both keys
+// are integers or both are numbers.
+type Pair struct {
+	Low, High string
+	Strict    bool
 }
 
 // SchemaOf declares the section at path decoded into T.
@@ -125,6 +141,20 @@ func withSections(sections []Schema) (*schema, error) {
 				return nil, fmt.Errorf("config section %q names %q as a path, which is not one of its string keys", sec.Path, name)
 			}
 			s.paths = append(s.paths, key)
+		}
+		for _, p := range sec.Pairs {
+			lo, hi := s.leaves[sec.Key(p.Low)], s.leaves[sec.Key(p.High)]
+			if lo.index == nil || hi.index == nil || lo.kind != hi.kind || (lo.kind != kindInt && lo.kind != kindFloat) {
+				return nil, fmt.Errorf("config section %q relates %q and %q, which are not two of its keys of one numeric type", sec.Path, p.Low, p.High)
+			}
+			s.pairs = append(s.pairs, Pair{Low: sec.Key(p.Low), High: sec.Key(p.High), Strict: p.Strict})
+		}
+		for name, f := range sec.Stricter {
+			key := sec.Key(name)
+			if _, ok := s.leaves[key]; !ok || f == nil {
+				return nil, fmt.Errorf("config section %q narrows %q, which is not one of its keys", sec.Path, name)
+			}
+			s.stricter[key] = f
 		}
 	}
 	s.sortKeys()

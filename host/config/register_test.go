@@ -2,6 +2,7 @@ package config
 
 import (
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -70,6 +71,13 @@ func TestSchemaDeclarationMistakesAreErrors(t *testing.T) {
 		{"rule for no key", []Schema{SchemaOf[one]("plugins.x", map[string]Rule{"m": IntAtLeast(0)})}, `has a rule for "m", which is not one of its keys`},
 		{"path not a string", []Schema{SchemaOf[one]("plugins.x", nil, "n")}, `names "n" as a path, which is not one of its string keys`},
 		{"not a struct", []Schema{SchemaOf[int]("plugins.x", nil)}, "needs a path and a struct type"},
+		{"pair of a string", []Schema{{Path: "plugins.x", Type: reflect.TypeFor[one](), Pairs: []Pair{{Low: "n", High: "s"}}}},
+			`relates "n" and "s", which are not two of its keys of one numeric type`},
+		{"pair of no key", []Schema{{Path: "plugins.x", Type: reflect.TypeFor[one](), Pairs: []Pair{{Low: "n", High: "m"}}}},
+			`relates "n" and "m"`},
+		{"narrowing no key", []Schema{{Path: "plugins.x", Type: reflect.TypeFor[one](),
+			Stricter: map[string]func(below, project any) bool{"m": func(any, any) bool { return true }}}},
+			`narrows "m", which is not one of its keys`},
 	}
 	for _, tc := range cases {
 		_, err := withSections(tc.s)
@@ -85,7 +93,7 @@ func TestSchemaDeclarationMistakesAreErrors(t *testing.T) {
 
 func TestDecodeDefaultsReadsTheEmbeddedFile(t *testing.T) {
 	var got testSpillSection
-	if err := testSections[2].DecodeDefaults(&got); err != nil {
+	if err := testSections[len(testSections)-1].DecodeDefaults(&got); err != nil {
 		t.Fatal(err)
 	}
 	if want := (testSpillSection{MaxInlineBytes: 50000, KeepDays: 7, KeepTotalBytes: 1 << 30}); got != want {

@@ -41,6 +41,9 @@ type schema struct {
 	keys     []string // sorted leaf keys
 	rules    map[string]Rule
 	paths    []string // keys holding file system paths
+	pairs    []Pair   // relations between keys, by full key
+	// stricter holds the keys an untrusted project may only narrow.
+	stricter map[string]func(below, project any) bool
 	// owned maps each registered section's path to its struct type.
 	owned map[string]reflect.Type
 }
@@ -56,12 +59,13 @@ type leaf struct {
 var coreSchema = buildSchema(reflect.TypeFor[Config]())
 
 func buildSchema(t reflect.Type) *schema {
-	s := &schema{leaves: map[string]leaf{}, sections: map[string]bool{}, rules: map[string]Rule{}}
+	s := &schema{leaves: map[string]leaf{}, sections: map[string]bool{}, rules: map[string]Rule{}, stricter: map[string]func(below, project any) bool{}}
 	s.walk(t, "", nil, "")
 	for k, r := range rules {
 		s.rules[k] = r
 	}
 	s.paths = slices.Clone(pathKeys)
+	s.pairs = slices.Clone(pairs)
 	s.sortKeys()
 	return s
 }

@@ -67,11 +67,11 @@ func TestRuleTablesNameRealKeys(t *testing.T) {
 			t.Errorf("path key %q is not a string key", key)
 		}
 	}
-	for _, p := range pairs {
-		lo, okLo := testTree.leaves[p.low]
-		hi, okHi := testTree.leaves[p.high]
+	for _, p := range testTree.pairs {
+		lo, okLo := testTree.leaves[p.Low]
+		hi, okHi := testTree.leaves[p.High]
 		if !okLo || !okHi || lo.kind != hi.kind {
-			t.Errorf("pair %s/%s does not name two keys of one type", p.low, p.high)
+			t.Errorf("pair %s/%s does not name two keys of one type", p.Low, p.High)
 		}
 	}
 }

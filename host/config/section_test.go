@@ -34,18 +34,7 @@ func TestSectionDecodesPluginSubtree(t *testing.T) {
 func TestSectionDecodesNestedSections(t *testing.T) {
 	w := newWorld(t)
 	c := w.load(w.opts())
-	var tools struct {
-		MaxFileBytes int `mapstructure:"max_file_bytes"`
-		Bash         struct {
-			DefaultTimeoutMs int               `mapstructure:"default_timeout_ms"`
-			MaxTimeoutMs     int               `mapstructure:"max_timeout_ms"`
-			MaxOutputBytes   int               `mapstructure:"max_output_bytes"`
-			SavedOutput      SavedOutputConfig `mapstructure:"saved_output"`
-			Env              BashEnvConfig     `mapstructure:"env"`
-		} `mapstructure:"bash"`
-		Read   ReadConfig   `mapstructure:"read"`
-		Search SearchConfig `mapstructure:"search"`
-	}
+	var tools testToolsSection
 	if err := c.Section("tools").Decode(&tools); err != nil {
 		t.Fatal(err)
 	}

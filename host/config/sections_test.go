@@ -1,10 +1,54 @@
 package config
 
-// The sections configs/default.yaml carries for dsh's plugins, declared
-// here the way their owning packages declare them (plugins/spill,
-// plugins/timeout, plugins/sessionquery), so that this package's tests load
-// the whole shipped key tree without importing a plugin. The compositions
-// tests check the real declarations against configs/default.yaml.
+import (
+	"reflect"
+	"slices"
+)
+
+// The sections configs/default.yaml carries for other packages, declared
+// here the way their owners declare them (host/permissions, host/sandbox,
+// host/codingtools, plugins/spill, plugins/timeout, plugins/sessionquery),
+// so that this package's tests load the whole shipped key tree without
+// importing its owners (which import this package). Only the rules these
+// tests exercise are repeated; the compositions tests check the real
+// declarations against configs/default.yaml, and each owner tests its own.
+type testPermissionsSection struct {
+	Mode string `mapstructure:"mode"`
+}
+
+type testSandboxSection struct {
+	Network  bool   `mapstructure:"network"`
+	Write    string `mapstructure:"write"`
+	DenyRead string `mapstructure:"deny_read"`
+}
+
+type testToolsSection struct {
+	MaxFileBytes int `mapstructure:"max_file_bytes"`
+	Bash         struct {
+		DefaultTimeoutMs int `mapstructure:"default_timeout_ms"`
+		MaxTimeoutMs     int `mapstructure:"max_timeout_ms"`
+		MaxOutputBytes   int `mapstructure:"max_output_bytes"`
+		SavedOutput      struct {
+			MaxBytes       int `mapstructure:"max_bytes"`
+			KeepDays       int `mapstructure:"keep_days"`
+			KeepTotalBytes int `mapstructure:"keep_total_bytes"`
+		} `mapstructure:"saved_output"`
+		Env struct {
+			Allow string `mapstructure:"allow"`
+			Deny  string `mapstructure:"deny"`
+		} `mapstructure:"env"`
+	} `mapstructure:"bash"`
+	Read struct {
+		DefaultLimit int `mapstructure:"default_limit"`
+	} `mapstructure:"read"`
+	Search struct {
+		MaxResults int `mapstructure:"max_results"`
+		TimeoutMs  int `mapstructure:"timeout_ms"`
+	} `mapstructure:"search"`
+}
+
+// testModes are the permission modes, most permissive first.
+var testModes = []string{"bypass", "auto", "accept-edits", "default", "read-only"}
 type testSpillSection struct {
 	Enabled        bool   `mapstructure:"enabled"`
 	MaxInlineBytes int    `mapstructure:"max_inline_bytes"`
@@ -24,6 +68,21 @@ type testSessionQuerySection struct {
 }
 
 var testSections = []Schema{
+	{
+		Path:  "permissions",
+		Type:  reflect.TypeFor[testPermissionsSection](),
+		Rules: map[string]Rule{"mode": OneOf("default", "accept-edits", "auto", "read-only", "bypass")},
+		Stricter: map[string]func(below, project any) bool{"mode": func(below, project any) bool {
+			return slices.Index(testModes, project.(string)) >= slices.Index(testModes, below.(string))
+		}},
+	},
+	SchemaOf[testSandboxSection]("sandbox", nil),
+	{
+		Path:  "tools",
+		Type:  reflect.TypeFor[testToolsSection](),
+		Rules: map[string]Rule{"bash.max_timeout_ms": IntAtLeast(1)},
+		Pairs: []Pair{{Low: "bash.default_timeout_ms", High: "bash.max_timeout_ms"}},
+	},
 	SchemaOf[testSessionQuerySection]("plugins.session_query", map[string]Rule{
 		"max_search_results": IntIn(1, MaxSafeInteger),
 		"search_timeout_ms":  IntIn(1, MaxTimerMs),

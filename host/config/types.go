@@ -13,9 +13,6 @@ type Config struct {
 	Sessions     SessionsConfig     `mapstructure:"sessions"`
 	LLM          LLMConfig          `mapstructure:"llm"`
 	Agent        AgentConfig        `mapstructure:"agent"`
-	Permissions  PermissionsConfig  `mapstructure:"permissions"`
-	Tools        ToolsConfig        `mapstructure:"tools"`
-	Sandbox      SandboxConfig      `mapstructure:"sandbox"`
 	SessionQuery SessionQueryConfig `mapstructure:"session_query"`
 	TUI          TUIConfig          `mapstructure:"tui"`
 	Compaction   CompactionConfig   `mapstructure:"compaction"`
@@ -79,60 +76,6 @@ type AgentConfig struct {
 	MaxParallelToolCalls int    `mapstructure:"max_parallel_tool_calls"`
 	Persona              string `mapstructure:"persona"`
 	InstructionsMaxBytes int    `mapstructure:"instructions_max_bytes"`
-}
-
-// PermissionsConfig is the permissions section.
-type PermissionsConfig struct {
-	Mode string `mapstructure:"mode"`
-}
-
-// SandboxConfig is the sandbox section: what commands may do in the
-// sandbox of permission mode auto. The path lists are ":"-separated.
-type SandboxConfig struct {
-	Network  bool   `mapstructure:"network"`
-	Write    string `mapstructure:"write"`
-	DenyRead string `mapstructure:"deny_read"`
-}
-
-// ToolsConfig is the tools section.
-type ToolsConfig struct {
-	MaxFileBytes int          `mapstructure:"max_file_bytes"`
-	Bash         BashConfig   `mapstructure:"bash"`
-	Read         ReadConfig   `mapstructure:"read"`
-	Search       SearchConfig `mapstructure:"search"`
-}
-
-// BashConfig is tools.bash.
-type BashConfig struct {
-	DefaultTimeoutMs int               `mapstructure:"default_timeout_ms"`
-	MaxTimeoutMs     int               `mapstructure:"max_timeout_ms"`
-	MaxOutputBytes   int               `mapstructure:"max_output_bytes"`
-	SavedOutput      SavedOutputConfig `mapstructure:"saved_output"`
-	Env              BashEnvConfig     `mapstructure:"env"`
-}
-
-// SavedOutputConfig is tools.bash.saved_output.
-type SavedOutputConfig struct {
-	MaxBytes       int `mapstructure:"max_bytes"`
-	KeepDays       int `mapstructure:"keep_days"`
-	KeepTotalBytes int `mapstructure:"keep_total_bytes"`
-}
-
-// BashEnvConfig is tools.bash.env.
-type BashEnvConfig struct {
-	Allow string `mapstructure:"allow"`
-	Deny  string `mapstructure:"deny"`
-}
-
-// ReadConfig is tools.read.
-type ReadConfig struct {
-	DefaultLimit int `mapstructure:"default_limit"`
-}
-
-// SearchConfig is tools.search.
-type SearchConfig struct {
-	MaxResults int `mapstructure:"max_results"`
-	TimeoutMs  int `mapstructure:"timeout_ms"`
 }
 
 // SessionQueryConfig is the session_query section (the trusted service and

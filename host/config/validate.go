@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"math"
 	"net/url"
-	"path"
 	"regexp"
 	"slices"
 	"strings"
-	"unicode"
 )
 
 // Rule checks one key's value and returns the problem, a phrase completing
@@ -55,19 +53,6 @@ var rules = map[string]Rule{
 	"llm.replay.provider_name":                    nonEmpty,
 	"agent.max_parallel_tool_calls":               IntAtLeast(1),
 	"agent.instructions_max_bytes":                IntAtLeast(1),
-	"permissions.mode":                            OneOf("default", "accept-edits", "auto", "read-only", "bypass"),
-	"tools.bash.default_timeout_ms":               IntAtLeast(1),
-	"tools.bash.max_timeout_ms":                   IntAtLeast(1),
-	"tools.max_file_bytes":                        IntAtLeast(1),
-	"tools.bash.max_output_bytes":                 IntAtLeast(1),
-	"tools.bash.saved_output.max_bytes":           IntAtLeast(1),
-	"tools.bash.saved_output.keep_days":           IntAtLeast(1),
-	"tools.bash.saved_output.keep_total_bytes":    IntAtLeast(1),
-	"tools.bash.env.allow":                        namePatterns,
-	"tools.bash.env.deny":                         namePatterns,
-	"tools.read.default_limit":                    IntAtLeast(1),
-	"tools.search.max_results":                    IntAtLeast(1),
-	"tools.search.timeout_ms":                     IntAtLeast(1),
 	"session_query.open_at":                       OneOf("startup", "first-search", "never"),
 	"session_query.journal_mode":                  OneOf(JournalModes()...),
 	"session_query.read_window_max":               IntAtLeast(0),
@@ -129,17 +114,6 @@ func envVarName(v any) string {
 	return fmt.Sprintf("must be an environment variable name such as DEEPSEEK_API_KEY (got %q)", s)
 }
 
-// namePatterns accepts a list of variable names or shell patterns (AWS_*)
-// separated by commas or spaces.
-func namePatterns(v any) string {
-	for _, p := range strings.FieldsFunc(v.(string), func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
-		if _, err := path.Match(p, ""); err != nil {
-			return fmt.Sprintf("must list variable names or patterns such as AWS_* separated by commas (%q is not a valid pattern)", p)
-		}
-	}
-	return ""
-}
-
 // IntAtLeast accepts integers of at least lo.
 func IntAtLeast(lo int64) Rule {
 	return func(v any) string {
@@ -148,6 +122,29 @@ func IntAtLeast(lo int64) Rule {
 				return fmt.Sprintf("must be a positive integer (got %d)", n)
 			}
 			return fmt.Sprintf("must be an integer of at least %d (got %d)", lo, n)
+		}
+		return ""
+	}
+}
+
+// IntAtMost accepts integers of at most hi.
+func IntAtMost(hi int64) Rule {
+	return func(v any) string {
+		if n := v.(int64); n > hi {
+			return fmt.Sprintf("must be at most %d (got %d)", hi, n)
+		}
+		return ""
+	}
+}
+
+// AllOf accepts what every one of rules accepts, reporting the first
+// problem.
+func AllOf(rules ...Rule) Rule {
+	return func(v any) string {
+		for _, r := range rules {
+			if problem := r(v); problem != "" {
+				return problem
+			}
 		}
 		return ""
 	}
@@ -178,28 +175,22 @@ func FloatIn(lo, hi float64, closed bool) Rule {
 	}
 }
 
-// pair is a relation between two keys that no single-key rule can check.
-type pair struct {
-	low, high string
-	strict    bool // low must be strictly below high
+// pairs are the relations between built-in keys.
+var pairs = []Pair{
+	{Low: "session_query.default_limit", High: "session_query.max_limit"},
+	{Low: "llm.retry.initial_delay_ms", High: "llm.retry.max_delay_ms"},
+	{Low: "compaction.retain_ratio", High: "compaction.threshold_ratio", Strict: true},
 }
 
-var pairs = []pair{
-	{low: "tools.bash.default_timeout_ms", high: "tools.bash.max_timeout_ms"},
-	{low: "session_query.default_limit", high: "session_query.max_limit"},
-	{low: "llm.retry.initial_delay_ms", high: "llm.retry.max_delay_ms"},
-	{low: "compaction.retain_ratio", high: "compaction.threshold_ratio", strict: true},
-}
-
-// check reports whether the effective values of p hold.
-func (p pair) check(low, high any) bool {
+// holds reports whether the effective values of p hold.
+func (p Pair) holds(low, high any) bool {
 	switch l := low.(type) {
 	case float64:
 		h := high.(float64)
-		return l < h || (!p.strict && l == h)
+		return l < h || (!p.Strict && l == h)
 	default:
 		lo, hi := toInt64(low), toInt64(high)
-		return lo < hi || (!p.strict && lo == hi)
+		return lo < hi || (!p.Strict && lo == hi)
 	}
 }
 

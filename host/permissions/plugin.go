@@ -2,17 +2,55 @@ package permissions
 
 import (
 	"errors"
+	"reflect"
+	"slices"
 
 	"github.com/seed-e9b4dba4/dsh/host"
+	"github.com/seed-e9b4dba4/dsh/host/config"
 	"github.com/seed-e9b4dba4/dsh/host/prompt"
 	"github.com/seed-e9b4dba4/dsh/host/sandbox"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
 )
 
-// Config is the permissions config section.
+// SectionPath is the permissions config section.
+const SectionPath = "permissions"
+
+// Config is the permissions config section, declared to host/config by
+// ConfigSchema.
 type Config struct {
-	Mode string `mapstructure:"mode" json:"mode"`
+	Mode string `mapstructure:"mode"`
+}
+
+// ConfigSchema declares the permissions section: mode is one of Modes, and
+// an untrusted project file may set it only to a mode at least as strict as
+// the one it would override (a repository may make dsh more careful, never
+// less).
+var ConfigSchema = config.Schema{
+	Path:     SectionPath,
+	Type:     reflect.TypeFor[Config](),
+	Rules:    map[string]config.Rule{"mode": config.OneOf(modeNames()...)},
+	Stricter: map[string]func(below, project any) bool{"mode": atLeastAsStrict},
+}
+
+func modeNames() []string {
+	var names []string
+	for _, m := range Modes() {
+		names = append(names, string(m))
+	}
+	return names
+}
+
+// atLeastAsStrict reports whether the mode named project allows no more
+// than the mode named below.
+func atLeastAsStrict(below, project any) bool {
+	return strictness(Mode(project.(string))) >= strictness(Mode(below.(string)))
+}
+
+// strictness orders the modes, most permissive (0) first; an unknown name
+// is less strict than any mode.
+func strictness(m Mode) int {
+	return slices.Index([]Mode{ModeBypass, ModeAuto, ModeAcceptEdits, ModeDefault, ModeReadOnly}, m)
 }
 
 // ContextName and ContextOrder place the mode in the runtime context.
@@ -44,13 +82,16 @@ func Plugin() host.Plugin {
 		Name:     "permissions",
 		Requires: []string{tools.ServiceKey.Name(), prompt.ServiceKey.Name()},
 		Provides: []string{ServiceKey.Name()},
-		Section:  "permissions",
+		Section:  SectionPath,
 		Apply:    apply,
 	}
 }
 
 func apply(h *host.Host, sec host.Section) (host.Dispose, error) {
-	cfg := Config{Mode: string(ModeDefault)}
+	var cfg Config
+	if err := ConfigSchema.DecodeDefaults(&cfg); err != nil {
+		return nil, err
+	}
 	if err := sec.Decode(&cfg); err != nil {
 		return nil, err
 	}

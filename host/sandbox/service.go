@@ -8,22 +8,30 @@ import (
 	"strings"
 
 	"github.com/seed-e9b4dba4/dsh/host"
+	"github.com/seed-e9b4dba4/dsh/host/config"
 )
 
 // ServiceKey is the host service running commands sandboxed.
 var ServiceKey = host.NewKey[*Service]("sandbox")
 
+// SectionPath is the sandbox config section.
+const SectionPath = "sandbox"
+
+// ConfigSchema declares the sandbox section to host/config. The path lists
+// are checked by NewService, which needs the user's home to expand them.
+var ConfigSchema = config.SchemaOf[Config](SectionPath, nil)
+
 // Config is the sandbox config section. Path lists are separated by ":"
 // (like PATH); each entry is absolute or starts with "~/".
 type Config struct {
 	// Network lets sandboxed commands use TCP (connect and bind).
-	Network bool `mapstructure:"network" json:"network"`
+	Network bool `mapstructure:"network"`
 	// Write lists paths sandboxed commands may change besides the
 	// workspace and their temporary directory, e.g. a build cache.
-	Write string `mapstructure:"write" json:"write"`
+	Write string `mapstructure:"write"`
 	// DenyRead lists paths sandboxed commands may not read besides dsh's
 	// own data, e.g. ~/.ssh.
-	DenyRead string `mapstructure:"deny_read" json:"deny_read"`
+	DenyRead string `mapstructure:"deny_read"`
 }
 
 // Service is the sandbox of one composition: this machine's mechanism and
@@ -191,9 +199,12 @@ func Plugin(opts Options) host.Plugin {
 	return host.Plugin{
 		Name:     "sandbox",
 		Provides: []string{ServiceKey.Name()},
-		Section:  "sandbox",
+		Section:  SectionPath,
 		Apply: func(h *host.Host, sec host.Section) (host.Dispose, error) {
 			var cfg Config
+			if err := ConfigSchema.DecodeDefaults(&cfg); err != nil {
+				return nil, err
+			}
 			if err := sec.Decode(&cfg); err != nil {
 				return nil, err
 			}
