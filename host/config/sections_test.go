@@ -49,6 +49,7 @@ type testToolsSection struct {
 
 // testModes are the permission modes, most permissive first.
 var testModes = []string{"bypass", "auto", "accept-edits", "default", "read-only"}
+
 type testSpillSection struct {
 	Enabled        bool   `mapstructure:"enabled"`
 	MaxInlineBytes int    `mapstructure:"max_inline_bytes"`
