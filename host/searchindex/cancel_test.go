@@ -22,7 +22,7 @@ func TestSearchPassesOneContextToEveryBackendCall(t *testing.T) {
 	if _, err := f.ix.SearchEvents(ctx, sessionquery.EventSearchRequest{SessionID: "p", Query: "needle"}); err != nil {
 		t.Fatal(err)
 	}
-	ctxs := fake.ctxs()
+	ctxs := fake.Contexts()
 	if len(ctxs) != 6 {
 		t.Fatalf("calls = %d, want 2 × (list, inspect, list)", len(ctxs))
 	}
@@ -45,7 +45,7 @@ func TestPreAbortedSearchMakesNoBackendCall(t *testing.T) {
 	}
 	_, err = f.ix.SearchEvents(ctx, sessionquery.EventSearchRequest{SessionID: "p", Query: "needle"})
 	wantCode(t, err, sessionquery.CodeAborted)
-	if n := len(fake.ctxs()); n != 0 {
+	if n := len(fake.Contexts()); n != 0 {
 		t.Errorf("%d backend calls", n)
 	}
 }
@@ -55,16 +55,16 @@ func TestCooperativeListAbortIsAwaited(t *testing.T) {
 	fake.put(hdr("p", 1), "r1", texts("needle"))
 	ctx, cancel := context.WithCancel(context.Background())
 	settled := false
-	fake.listHook = func(c context.Context, _ int) {
+	fake.ListHook = func(c context.Context, _ int) {
 		cancel()
 		<-c.Done()
 		settled = true
 	}
-	fake.listErr = context.Canceled
+	fake.ListErr = context.Canceled
 	_, err := f.ix.SearchSessions(ctx, sessionquery.SessionSearchRequest{Query: "needle"})
 	wantCode(t, err, sessionquery.CodeAborted)
-	if !settled || fake.n("inspect") != 0 {
-		t.Errorf("settled %v, inspections %d", settled, fake.n("inspect"))
+	if !settled || fake.N("inspect") != 0 {
+		t.Errorf("settled %v, inspections %d", settled, fake.N("inspect"))
 	}
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("cause = %v", err)
@@ -78,7 +78,7 @@ func TestQueuedSearchWaitsForAnAbortIgnoringListing(t *testing.T) {
 		t.Fatal(err)
 	}
 	entered, release := make(chan struct{}), make(chan struct{})
-	fake.listHook = func(_ context.Context, n int) {
+	fake.ListHook = func(_ context.Context, n int) {
 		if n == 1 {
 			close(entered)
 			<-release
@@ -120,16 +120,16 @@ func TestAbortIgnoringInspectionIsAwaitedAndNothingMoreStarts(t *testing.T) {
 	f, fake := newFakeFixture(t)
 	fake.put(hdr("a", 1), "r1", texts("needle")).put(hdr("b", 2), "r1", texts("needle"))
 	ctx, cancel := context.WithCancel(context.Background())
-	fake.inspectHook = func(context.Context, string) { cancel() }
+	fake.InspectHook = func(context.Context, string) { cancel() }
 	_, err := f.ix.SearchSessions(ctx, sessionquery.SessionSearchRequest{Query: "needle"})
 	wantCode(t, err, sessionquery.CodeAborted)
-	if fake.n("list") != 1 || fake.n("inspect") != 1 {
-		t.Errorf("lists %d, inspections %d; want 1 and 1", fake.n("list"), fake.n("inspect"))
+	if fake.N("list") != 1 || fake.N("inspect") != 1 {
+		t.Errorf("lists %d, inspections %d; want 1 and 1", fake.N("list"), fake.N("inspect"))
 	}
 	if n := f.count(`SELECT count(*) FROM persisted_sessions`); n != 0 {
 		t.Errorf("an aborted observation committed %d sessions", n)
 	}
-	fake.inspectHook = nil
+	fake.InspectHook = nil
 	if got := sorted(sessionIDs(f.sessions(sessionquery.SessionSearchRequest{Query: "needle"}))); !reflect.DeepEqual(got, []string{"a", "b"}) {
 		t.Errorf("next search = %v", got)
 	}
@@ -164,7 +164,7 @@ func TestQueuedSearchAbortsPromptlyAndKeepsTheOrder(t *testing.T) {
 	if err := <-later; err != nil {
 		t.Errorf("the search queued behind the aborted one: %v", err)
 	}
-	if fake.n("list") != 2 {
-		t.Errorf("listings = %d, want only the later search's two", fake.n("list"))
+	if fake.N("list") != 2 {
+		t.Errorf("listings = %d, want only the later search's two", fake.N("list"))
 	}
 }

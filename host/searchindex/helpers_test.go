@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/session/sessiontest"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 	"github.com/seed-e9b4dba4/dsh/host/store"
 )
@@ -62,19 +63,10 @@ func hdr(id string, createdAt int64) session.Header {
 
 // ev builds a raw event with a deterministic time.
 func ev(seq int, typ string, data any, opts ...session.AppendOption) session.Event {
-	e := session.Event{Type: typ, Seq: seq, Time: 1_700_000_000_000 + int64(seq), Data: session.MustMarshal(data)}
-	if session.IsSurfaceType(typ) {
-		e.SurfaceOp = session.OpAppend
-	}
-	for _, o := range opts {
-		o(&e)
-	}
-	return e
+	return sessiontest.Event(1_700_000_000_000+int64(seq), seq, typ, data, opts...)
 }
 
-func userMsg(text string) session.Message {
-	return session.Message{Role: session.RoleUser, Content: []session.ContentBlock{session.TextBlock(text)}, Source: session.UserSource, ID: "u"}
-}
+func userMsg(text string) session.Message { return sessiontest.UserText(text) }
 
 func assistantMsg(text string) session.AssistantMessage {
 	return session.AssistantMessage{Message: session.Message{

@@ -368,7 +368,7 @@ func TestCloseFinishesTheRunningOperationAndFailsTheRest(t *testing.T) {
 	entered, release := make(chan struct{}), make(chan struct{})
 	// Only the first listing blocks: the running search hands off on it
 	// whenever it gets there, however the scheduler orders the goroutines.
-	fake.listHook = func(_ context.Context, n int) {
+	fake.ListHook = func(_ context.Context, n int) {
 		if n == 1 {
 			close(entered)
 			<-release

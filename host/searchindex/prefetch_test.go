@@ -33,7 +33,7 @@ func TestPrefetcherReadsInOrderAndStopsCleanlyOnCancel(t *testing.T) {
 	// never started, and stop returns.
 	ctx, cancel := context.WithCancel(context.Background())
 	started := make(chan string, n)
-	fake.inspectHook = func(c context.Context, id string) {
+	fake.InspectHook = func(c context.Context, id string) {
 		started <- id
 		<-c.Done()
 	}
@@ -47,7 +47,7 @@ func TestPrefetcherReadsInOrderAndStopsCleanlyOnCancel(t *testing.T) {
 		t.Error("an unclaimed job succeeded after cancellation")
 	}
 	pf.stop()
-	if got := len(fake.inspected()); got > 10+prefetchWorkers {
+	if got := len(fake.Inspected()); got > 10+prefetchWorkers {
 		t.Errorf("%d inspections started, want at most the %d running when cancelled", got-10, prefetchWorkers)
 	}
 }

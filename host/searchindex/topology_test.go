@@ -71,13 +71,13 @@ func TestLiveSessionIsNeverInspectedAndIsInspectedOnceAfterDetaching(t *testing.
 	if len(p.Items) != 1 || !p.Items[0].Live || !p.Items[0].Persisted {
 		t.Fatalf("live hit = %+v", p.Items)
 	}
-	if got := fake.inspected(); len(got) != 0 {
+	if got := fake.Inspected(); len(got) != 0 {
 		t.Fatalf("a live session was inspected: %v", got)
 	}
 	f.reg.Detach(l)
 	f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
 	f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
-	if got := fake.inspected(); !reflect.DeepEqual(got, []string{"s"}) {
+	if got := fake.Inspected(); !reflect.DeepEqual(got, []string{"s"}) {
 		t.Errorf("inspections after detaching = %v, want [s]", got)
 	}
 }
@@ -86,7 +86,7 @@ func TestObservationRetriesWhenTheLiveSetChanges(t *testing.T) {
 	t.Run("attached during the listing", func(t *testing.T) {
 		f, fake := newFakeFixture(t)
 		fake.put(hdr("p", 1), "r1", texts("needle"))
-		fake.listHook = func(_ context.Context, n int) {
+		fake.ListHook = func(_ context.Context, n int) {
 			if n == 1 {
 				f.live(hdr("late", 2), texts("needle late"))
 			}
@@ -94,15 +94,15 @@ func TestObservationRetriesWhenTheLiveSetChanges(t *testing.T) {
 		if got := sessionIDs(f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})); !reflect.DeepEqual(sorted(got), []string{"late", "p"}) {
 			t.Errorf("sessions = %v", got)
 		}
-		if n := fake.n("list"); n != 4 {
+		if n := fake.N("list"); n != 4 {
 			t.Errorf("listings = %d, want 4 (two attempts)", n)
 		}
 	})
 	t.Run("attached during an inspection", func(t *testing.T) {
 		f, fake := newFakeFixture(t)
 		fake.put(hdr("s", 1), "r1", texts("needle stored"))
-		stored := slices.Clone(fake.logs["s"])
-		fake.inspectHook = func(context.Context, string) {
+		stored := slices.Clone(fake.Log("s"))
+		fake.InspectHook = func(context.Context, string) {
 			if _, ok := f.reg.Get("s"); !ok {
 				f.live(hdr("s", 1), texts("needle stored", "needle live"))
 			}
@@ -111,14 +111,14 @@ func TestObservationRetriesWhenTheLiveSetChanges(t *testing.T) {
 		if len(p.Items) != 1 || !p.Items[0].Live {
 			t.Errorf("hits = %+v, want the live copy", p.Items)
 		}
-		if !reflect.DeepEqual(fake.logs["s"], stored) {
+		if !reflect.DeepEqual(fake.Log("s"), stored) {
 			t.Error("the stored events changed")
 		}
 	})
 	t.Run("replaced by another owner", func(t *testing.T) {
 		f, fake := newFakeFixture(t)
 		first := f.live(hdr("s", 1), texts("needle first"))
-		fake.listHook = func(_ context.Context, n int) {
+		fake.ListHook = func(_ context.Context, n int) {
 			if n == 1 {
 				f.reg.Detach(first)
 				f.live(hdr("s", 1), texts("needle second"))
@@ -132,7 +132,7 @@ func TestObservationRetriesWhenTheLiveSetChanges(t *testing.T) {
 	t.Run("added during observation", func(t *testing.T) {
 		f, fake := newFakeFixture(t)
 		fake.put(hdr("a", 1), "r1", texts("needle a"))
-		fake.listHook = func(_ context.Context, n int) {
+		fake.ListHook = func(_ context.Context, n int) {
 			if n == 2 {
 				fake.put(hdr("b", 2), "r1", texts("needle b"))
 			}
@@ -140,7 +140,7 @@ func TestObservationRetriesWhenTheLiveSetChanges(t *testing.T) {
 		if got := sessionIDs(f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})); !reflect.DeepEqual(sorted(got), []string{"a", "b"}) {
 			t.Errorf("sessions = %v", got)
 		}
-		if got := fake.inspected(); !reflect.DeepEqual(got, []string{"a", "a", "b"}) {
+		if got := fake.Inspected(); !reflect.DeepEqual(got, []string{"a", "a", "b"}) {
 			t.Errorf("inspections = %v, want [a a b]", got)
 		}
 	})
@@ -148,21 +148,21 @@ func TestObservationRetriesWhenTheLiveSetChanges(t *testing.T) {
 
 func TestContinuousMutationFailsAfterFourListings(t *testing.T) {
 	f, fake := newFakeFixture(t)
-	fake.listHook = func(_ context.Context, n int) {
+	fake.ListHook = func(_ context.Context, n int) {
 		fake.put(hdr("churn", 1), string(rune('a'+n)), texts("needle"))
 	}
 	_, err := f.ix.SearchSessions(context.Background(), sessionquery.SessionSearchRequest{Query: "needle"})
 	qe := wantCode(t, err, sessionquery.CodePersistenceFailed)
-	if qe.Message != msgNotStable || fake.n("list") != 4 {
-		t.Errorf("%q after %d listings", qe.Message, fake.n("list"))
+	if qe.Message != msgNotStable || fake.N("list") != 4 {
+		t.Errorf("%q after %d listings", qe.Message, fake.N("list"))
 	}
 }
 
 func TestBindingChangesDuringObservation(t *testing.T) {
 	t.Run("rejection from an unmounted binding is discarded", func(t *testing.T) {
 		f, fake := newFakeFixture(t)
-		fake.listErr = errors.New("backend went away")
-		fake.listHook = func(context.Context, int) { f.unmount() }
+		fake.ListErr = errors.New("backend went away")
+		fake.ListHook = func(context.Context, int) { f.unmount() }
 		p := f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
 		if len(p.Items) != 0 {
 			t.Errorf("items = %+v", p.Items)
@@ -170,9 +170,9 @@ func TestBindingChangesDuringObservation(t *testing.T) {
 	})
 	t.Run("rejection from a replaced binding retries against the replacement", func(t *testing.T) {
 		f, fake := newFakeFixture(t)
-		fake.listErr = errors.New("old backend failed")
+		fake.ListErr = errors.New("old backend failed")
 		replacement := newFakePersistence().put(hdr("new", 1), "r1", texts("needle new"))
-		fake.listHook = func(context.Context, int) { f.unmount = f.svc.Mount(replacement) }
+		fake.ListHook = func(context.Context, int) { f.unmount = f.svc.Mount(replacement) }
 		if got := sessionIDs(f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})); !reflect.DeepEqual(got, []string{"new"}) {
 			t.Errorf("sessions = %v", got)
 		}
@@ -189,36 +189,36 @@ func TestBindingChangesDuringObservation(t *testing.T) {
 		if got := sessionIDs(f.sessions(sessionquery.SessionSearchRequest{Query: "alpha"})); len(got) != 0 {
 			t.Errorf("alpha still found: %v", got)
 		}
-		if n := len(old.inspected()) + len(replacement.inspected()); n != 2 {
+		if n := len(old.Inspected()) + len(replacement.Inspected()); n != 2 {
 			t.Errorf("inspections = %d, want 2", n)
 		}
 	})
 	t.Run("unmounted during the second listing", func(t *testing.T) {
 		f, fake := newFakeFixture(t)
 		fake.put(hdr("s", 1), "r1", texts("needle"))
-		fake.listHook = func(_ context.Context, n int) {
+		fake.ListHook = func(_ context.Context, n int) {
 			if n == 2 {
 				f.unmount()
 			}
 		}
 		p := f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
-		if len(p.Items) != 0 || fake.n("list") != 2 {
-			t.Errorf("items %+v after %d listings", p.Items, fake.n("list"))
+		if len(p.Items) != 0 || fake.N("list") != 2 {
+			t.Errorf("items %+v after %d listings", p.Items, fake.N("list"))
 		}
 	})
 	t.Run("binding changed during live observation", func(t *testing.T) {
 		f, fake := newFakeFixture(t)
 		fake.put(hdr("d", 1), "r1", texts("needle durable"))
 		other := newFakePersistence().put(hdr("d", 1), "r1", texts("needle durable"))
-		fake.inspectHook = func(context.Context, string) {
-			if fake.n("inspect") == 1 {
+		fake.InspectHook = func(context.Context, string) {
+			if fake.N("inspect") == 1 {
 				f.unmount = f.svc.Mount(other)
 			}
 		}
 		if got := sessionIDs(f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})); !reflect.DeepEqual(got, []string{"d"}) {
 			t.Errorf("sessions = %v", got)
 		}
-		if n := len(fake.inspected()) + len(other.inspected()); n != 2 {
+		if n := len(fake.Inspected()) + len(other.Inspected()); n != 2 {
 			t.Errorf("inspections = %d, want 2", n)
 		}
 	})
@@ -238,23 +238,23 @@ func TestUnmountAfterReconciliationKeepsThePageItWasBuiltFrom(t *testing.T) {
 func TestMalformedListingsAndBackendErrors(t *testing.T) {
 	f, fake := newFakeFixture(t)
 	fake.put(hdr("a", 1), "r1", texts("needle"))
-	fake.dupList = true
+	fake.DupList = true
 	_, err := f.ix.SearchSessions(context.Background(), sessionquery.SessionSearchRequest{Query: "needle"})
 	wantCode(t, err, sessionquery.CodePersistenceFailed)
-	fake.dupList = false
+	fake.DupList = false
 	typed := sessionquery.Errorf(sessionquery.CodeCorruptSession, "typed")
-	fake.listErr = typed
+	fake.ListErr = typed
 	_, err = f.ix.SearchSessions(context.Background(), sessionquery.SessionSearchRequest{Query: "needle"})
 	if err != typed {
 		t.Errorf("typed backend error = %v, want the identical error", err)
 	}
-	fake.listErr = errors.New("disk on fire")
+	fake.ListErr = errors.New("disk on fire")
 	_, err = f.ix.SearchSessions(context.Background(), sessionquery.SessionSearchRequest{Query: "needle"})
 	qe := wantCode(t, err, sessionquery.CodePersistenceFailed)
-	if qe.Message != "session-search persistence observation failed: disk on fire" || !errors.Is(err, fake.listErr) {
-		t.Errorf("message = %q, cause kept: %v", qe.Message, errors.Is(err, fake.listErr))
+	if qe.Message != "session-search persistence observation failed: disk on fire" || !errors.Is(err, fake.ListErr) {
+		t.Errorf("message = %q, cause kept: %v", qe.Message, errors.Is(err, fake.ListErr))
 	}
-	fake.listErr = nil
+	fake.ListErr = nil
 	if got := sessionIDs(f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})); !reflect.DeepEqual(got, []string{"a"}) {
 		t.Errorf("after recovery: %v", got)
 	}
@@ -283,18 +283,18 @@ func TestReopenReusesThePersistedBaseAndDropsTheOverlay(t *testing.T) {
 		t.Fatal(err)
 	}
 	fake.put(hdr("changed", 2), "r2", texts("needle after"))
-	fake.remove("deleted")
+	fake.Remove("deleted")
 	fake.put(hdr("added", 5), "r1", texts("needle added"))
 	for _, l := range f.reg.List() {
 		f.reg.Detach(l)
 	}
-	fake.reset()
+	fake.Reset()
 	f.ix = f.newIndex(f.cfg)
 	got := sorted(sessionIDs(f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})))
 	if !reflect.DeepEqual(got, []string{"added", "changed", "same"}) {
 		t.Errorf("after reopen: %v", got)
 	}
-	if ins := sorted(fake.inspected()); !reflect.DeepEqual(ins, []string{"added", "changed"}) {
+	if ins := sorted(fake.Inspected()); !reflect.DeepEqual(ins, []string{"added", "changed"}) {
 		t.Errorf("inspections = %v, want [added changed]", ins)
 	}
 	if gen("same") != sameGen || gen("changed") <= changedGen {
@@ -313,11 +313,11 @@ func TestExternalRepairIsPickedUpOnce(t *testing.T) {
 	fake.put(hdr("s", 1), "r1", texts("needle before repair"))
 	f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
 	fake.put(hdr("s", 1), "r2", texts("needle after repair"))
-	fake.reset()
+	fake.Reset()
 	p := f.sessions(sessionquery.SessionSearchRequest{Query: "after"})
 	f.sessions(sessionquery.SessionSearchRequest{Query: "after"})
-	if len(p.Items) != 1 || !reflect.DeepEqual(fake.inspected(), []string{"s"}) {
-		t.Errorf("items %+v, inspections %v", p.Items, fake.inspected())
+	if len(p.Items) != 1 || !reflect.DeepEqual(fake.Inspected(), []string{"s"}) {
+		t.Errorf("items %+v, inspections %v", p.Items, fake.Inspected())
 	}
 }
 
@@ -325,10 +325,10 @@ func TestFailedReconciliationCommitsNothingAndTheNextSearchRecovers(t *testing.T
 	t.Run("source failure", func(t *testing.T) {
 		f, fake := newFakeFixture(t)
 		fake.put(hdr("s", 1), "r1", texts("needle"))
-		fake.inspectErr["s"] = errors.New("read failed")
+		fake.InspectErr["s"] = errors.New("read failed")
 		_, err := f.ix.SearchSessions(context.Background(), sessionquery.SessionSearchRequest{Query: "needle"})
 		wantCode(t, err, sessionquery.CodePersistenceFailed)
-		delete(fake.inspectErr, "s")
+		delete(fake.InspectErr, "s")
 		if got := sessionIDs(f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})); !reflect.DeepEqual(got, []string{"s"}) {
 			t.Errorf("after recovery: %v", got)
 		}
@@ -402,10 +402,10 @@ func TestReopenAgainstTheSameOrAnotherStore(t *testing.T) {
 	a.put(hdr("s", 1), "local-1", texts("alpha"))
 	f.sessions(sessionquery.SessionSearchRequest{Query: "alpha"})
 	f.ix.Close()
-	a.reset()
+	a.Reset()
 	f.ix = f.newIndex(f.cfg)
 	f.sessions(sessionquery.SessionSearchRequest{Query: "alpha"})
-	if n := len(a.inspected()); n != 0 {
+	if n := len(a.Inspected()); n != 0 {
 		t.Errorf("reopening against the same store inspected %d logs", n)
 	}
 

@@ -61,7 +61,7 @@ func TestPreCancelledReadsMakeNoBackendCallAndReturnTheCause(t *testing.T) {
 			if err := op.run(ctx, fx.svc); err != errReason {
 				t.Fatalf("error = %v, want exactly the cancellation cause", err)
 			}
-			if n := len(p.callsOf("list")) + len(p.callsOf("inspect")); n != 0 {
+			if n := len(p.CallsOf("list")) + len(p.CallsOf("inspect")); n != 0 {
 				t.Fatalf("%d backend calls after a pre-cancel", n)
 			}
 		})
@@ -78,8 +78,8 @@ func TestPreCancelledLiveReadIsRejectedWithoutPersistence(t *testing.T) {
 	if _, err := fx.svc.ListEvents(ctx, "durable"); err != errReason {
 		t.Fatalf("error = %v, want the cause", err)
 	}
-	if len(p.calls) != 0 {
-		t.Fatalf("backend calls: %+v", p.calls)
+	if len(p.Calls()) != 0 {
+		t.Fatalf("backend calls: %+v", p.Calls())
 	}
 }
 
@@ -107,7 +107,7 @@ func TestCancellingDuringAListingForwardsCtxAndAwaitsCleanup(t *testing.T) {
 				p := durableFake()
 				cleanup := make(chan struct{})
 				sawCancel := make(chan struct{})
-				p.listHook = func(ctx context.Context) {
+				p.ListHook = func(ctx context.Context, _ int) {
 					<-ctx.Done()
 					close(sawCancel)
 					<-cleanup
@@ -124,11 +124,11 @@ func TestCancellingDuringAListingForwardsCtxAndAwaitsCleanup(t *testing.T) {
 				if err := <-done; err != errReason {
 					t.Fatalf("error = %v, want exactly the cause", err)
 				}
-				lists := p.callsOf("list")
-				if len(lists) != 1 || lists[0].ctx != ctx {
-					t.Fatalf("list calls = %d (ctx forwarded: %v)", len(lists), len(lists) == 1 && lists[0].ctx == ctx)
+				lists := p.CallsOf("list")
+				if len(lists) != 1 || lists[0].Ctx != ctx {
+					t.Fatalf("list calls = %d (ctx forwarded: %v)", len(lists), len(lists) == 1 && lists[0].Ctx == ctx)
 				}
-				if n := len(p.callsOf("inspect")); n != 0 {
+				if n := len(p.CallsOf("inspect")); n != 0 {
 					t.Fatalf("%d inspections after a cancelled listing", n)
 				}
 			})
@@ -146,9 +146,9 @@ func TestABackendIgnoringCancellationIsAwaitedBeforeTheCause(t *testing.T) {
 				// The last backend call of the method ignores ctx and only
 				// returns, successfully, once released.
 				if op.inspects {
-					p.inspectHook = func(context.Context, string) { <-release }
+					p.InspectHook = func(context.Context, string) { <-release }
 				} else {
-					p.listHook = func(context.Context) { <-release }
+					p.ListHook = func(context.Context, int) { <-release }
 				}
 				fx.mount(t, p)
 				ctx, cancel := context.WithCancelCause(context.Background())
@@ -161,16 +161,16 @@ func TestABackendIgnoringCancellationIsAwaitedBeforeTheCause(t *testing.T) {
 				if err := <-done; err != errReason {
 					t.Fatalf("error = %v, want exactly the cause", err)
 				}
-				for _, c := range p.calls {
-					if c.ctx != ctx {
-						t.Fatalf("%s did not receive the caller's ctx", c.op)
+				for _, c := range p.Calls() {
+					if c.Ctx != ctx {
+						t.Fatalf("%s did not receive the caller's ctx", c.Op)
 					}
 				}
 				wantInspects := 0
 				if op.inspects {
 					wantInspects = 1
 				}
-				if n := len(p.callsOf("inspect")); n != wantInspects {
+				if n := len(p.CallsOf("inspect")); n != wantInspects {
 					t.Fatalf("inspections = %d, want %d", n, wantInspects)
 				}
 			})
@@ -188,11 +188,11 @@ func TestCancellingDuringAnInspectionForwardsCtxAndAwaitsCleanup(t *testing.T) {
 				fx := newFixture(t, DefaultConfig())
 				p := durableFake()
 				cleanup := make(chan struct{})
-				p.inspectHook = func(ctx context.Context, _ string) {
+				p.InspectHook = func(ctx context.Context, _ string) {
 					<-ctx.Done()
 					<-cleanup
 				}
-				p.inspectErr["durable"] = errors.New("aborted by backend")
+				p.InspectErr["durable"] = errors.New("aborted by backend")
 				fx.mount(t, p)
 				ctx, cancel := context.WithCancelCause(context.Background())
 				done := runBlocked(ctx, fx.svc, op)
@@ -204,8 +204,8 @@ func TestCancellingDuringAnInspectionForwardsCtxAndAwaitsCleanup(t *testing.T) {
 				if err := <-done; err != errReason {
 					t.Fatalf("error = %v, want exactly the cause", err)
 				}
-				inspects := p.callsOf("inspect")
-				if len(inspects) != 1 || inspects[0].ctx != ctx {
+				inspects := p.CallsOf("inspect")
+				if len(inspects) != 1 || inspects[0].Ctx != ctx {
 					t.Fatal("the inspection did not receive the caller's ctx")
 				}
 			})
@@ -217,8 +217,8 @@ func TestCancelledBackendFailureIsTheCauseNotPersistenceFailed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fx := newFixture(t, DefaultConfig())
 		p := durableFake()
-		p.listErr = errors.New("listing torn down")
-		p.listHook = func(ctx context.Context) { <-ctx.Done() }
+		p.ListErr = errors.New("listing torn down")
+		p.ListHook = func(ctx context.Context, _ int) { <-ctx.Done() }
 		fx.mount(t, p)
 		ctx, cancel := context.WithCancelCause(context.Background())
 		done := runBlocked(ctx, fx.svc, cancelOps()[0])
@@ -233,7 +233,7 @@ func TestCancelledBackendFailureIsTheCauseNotPersistenceFailed(t *testing.T) {
 func TestLiveOwnerAttachingDuringAnInspectionWins(t *testing.T) {
 	fx := newFixture(t, DefaultConfig())
 	p := newFake().add(header("s", 1), userLog("durable text")...)
-	p.inspectHook = func(context.Context, string) {
+	p.InspectHook = func(context.Context, string) {
 		l := newLive(t, header("s", 1), nil)
 		mustAppend(t, l, session.TypeUserMessage, userText("live text"))
 		if err := fx.live.Attach(l); err != nil {

@@ -76,7 +76,7 @@ func TestTitlesComeFromTheCatalogAndTheRestFromTheLogs(t *testing.T) {
 	if r := results[2]; r.SessionID != "c" || r.Status != Rejected || !errors.As(r.Reason, &te) || te.Seq != 4 {
 		t.Errorf("c = %+v", r)
 	}
-	if got := fake.inspectedIDs(); len(got) != 1 || got[0] != "b" {
+	if got := fake.Inspected(); len(got) != 1 || got[0] != "b" {
 		t.Errorf("inspected %v, want only b", got)
 	}
 }

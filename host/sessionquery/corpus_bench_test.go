@@ -5,7 +5,6 @@ import (
 
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
-	"github.com/seed-e9b4dba4/dsh/host/store"
 	"github.com/seed-e9b4dba4/dsh/internal/benchcorpus"
 )
 
@@ -14,13 +13,7 @@ import (
 // per iteration: the extractor's share of an index build. The bytes are
 // the events' payloads.
 func BenchmarkBuildDocumentsCorpus(b *testing.B) {
-	st := store.New(b.TempDir(), store.Options{})
-	opts := benchcorpus.Small
-	opts.Sessions = 100
-	if _, err := benchcorpus.Generate(b.Context(), st, opts); err != nil {
-		b.Fatal(err)
-	}
-	entries, err := st.List(b.Context())
+	st, entries, err := benchcorpus.Sample(b.Context(), b.TempDir(), 100)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/session/sessiontest"
 )
 
 func TestListSessionsOrdersNewestFirstThenByID(t *testing.T) {
@@ -116,8 +117,8 @@ func TestConflictingHeadersAreSourceConflicts(t *testing.T) {
 func TestKnownLiveTargetsNeverTouchPersistence(t *testing.T) {
 	fx := newFixture(t, DefaultConfig())
 	p := newFake().add(header("s", 1), userLog("durable")...)
-	p.listErr = errors.New("list would fail")
-	p.inspectErr["s"] = errors.New("inspect would fail")
+	p.ListErr = errors.New("list would fail")
+	p.InspectErr["s"] = errors.New("inspect would fail")
 	fx.mount(t, p)
 	fx.attach(t, header("s", 1), "live")
 	ctx := t.Context()
@@ -133,8 +134,8 @@ func TestKnownLiveTargetsNeverTouchPersistence(t *testing.T) {
 	if _, err := fx.svc.ReadTitleSnapshots(ctx, []string{"s"}); err != nil {
 		t.Fatal(err)
 	}
-	if len(p.calls) != 0 {
-		t.Fatalf("live reads made %d persistence calls", len(p.calls))
+	if len(p.Calls()) != 0 {
+		t.Fatalf("live reads made %d persistence calls", len(p.Calls()))
 	}
 	_, err := fx.svc.ListSessions(ctx)
 	wantError(t, err, CodePersistenceFailed, "session persistence listing failed: list would fail")
@@ -143,7 +144,7 @@ func TestKnownLiveTargetsNeverTouchPersistence(t *testing.T) {
 }
 
 func TestPersistedReadFailures(t *testing.T) {
-	corrupt := &corruptError{msg: "stored prefix failed validation"}
+	corrupt := &sessiontest.CorruptError{Msg: "stored prefix failed validation"}
 	boom := errors.New("boom")
 	cases := []struct {
 		name    string
@@ -155,21 +156,21 @@ func TestPersistedReadFailures(t *testing.T) {
 	}{
 		{"corrupt log", func(p *fakePersistence) {
 			p.add(header("durable-corrupt", 1))
-			p.inspectErr["durable-corrupt"] = corrupt
+			p.InspectErr["durable-corrupt"] = corrupt
 		}, "durable-corrupt", CodeCorruptSession, `stored session "durable-corrupt" is corrupt: stored prefix failed validation`, corrupt},
 		{"plain inspect failure", func(p *fakePersistence) {
 			p.add(header("x", 1))
-			p.inspectErr["x"] = boom
+			p.InspectErr["x"] = boom
 		}, "x", CodePersistenceFailed, `failed to inspect session "x": boom`, boom},
 		{"message-less failure", func(p *fakePersistence) {
 			p.add(header("x", 1))
-			p.inspectErr["x"] = errors.New("")
+			p.InspectErr["x"] = errors.New("")
 		}, "x", CodePersistenceFailed, `failed to inspect session "x": unknown error`, nil},
-		{"listing failure", func(p *fakePersistence) { p.listErr = boom }, "x", CodePersistenceFailed, "session persistence listing failed: boom", boom},
+		{"listing failure", func(p *fakePersistence) { p.ListErr = boom }, "x", CodePersistenceFailed, "session persistence listing failed: boom", boom},
 		{"absent id", func(p *fakePersistence) { p.add(header("other", 1)) }, "absent", CodeSessionNotFound, `session "absent" not found`, nil},
 		{"listed and inspected headers differ", func(p *fakePersistence) {
 			p.add(session.Header{ID: "x", Cwd: ptr("/a")})
-			p.inspectHdr["x"] = session.Header{ID: "x", Cwd: ptr("/b")}
+			p.InspectHeader("x", session.Header{ID: "x", Cwd: ptr("/b")})
 		}, "x", CodeSourceConflict, `session source headers conflict for session "x"`, nil},
 		{"persisted surface event without surfaceOp", func(p *fakePersistence) {
 			e := ev(0, session.TypeUserMessage, userText("x"))
@@ -206,7 +207,7 @@ func TestFiltersAreCopiedAtCallTime(t *testing.T) {
 	ef := []EventFilter{{Kind: KindText, Text: "alpha"}}
 	fx.mount(t, p)
 	// Mutate the caller's filters while the call is inside the backend.
-	p.listHook = func(context.Context) {
+	p.ListHook = func(context.Context, int) {
 		sf[0].Values[0] = "b"
 		ef[0].Text = "beta"
 	}
@@ -240,8 +241,8 @@ func TestFilterValidationPrecedesAnyRead(t *testing.T) {
 	wantCode(t, err, CodeInvalidFilter)
 	_, err = fx.svc.FilterSessions(t.Context(), []SessionFilter{{Kind: KindAvailability, Values: []string{"gone"}}})
 	wantCode(t, err, CodeInvalidFilter)
-	if len(p.calls) != 0 {
-		t.Fatalf("invalid filters reached the backend: %+v", p.calls)
+	if len(p.Calls()) != 0 {
+		t.Fatalf("invalid filters reached the backend: %+v", p.Calls())
 	}
 }
 

@@ -6,18 +6,12 @@ import (
 	"time"
 
 	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/session/sessiontest"
 )
 
-// ev builds a raw event; data is encoded with session.Marshal.
+// ev builds a raw event at seq with time 1000+seq.
 func ev(seq int, typ string, data any, opts ...session.AppendOption) session.Event {
-	e := session.Event{Type: typ, Seq: seq, Time: 1000 + int64(seq), Data: session.MustMarshal(data)}
-	if session.IsSurfaceType(typ) {
-		e.SurfaceOp = session.OpAppend
-	}
-	for _, o := range opts {
-		o(&e)
-	}
-	return e
+	return sessiontest.Event(1000+int64(seq), seq, typ, data, opts...)
 }
 
 func userData(blocks ...session.ContentBlock) session.Message {

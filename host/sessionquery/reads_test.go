@@ -194,7 +194,7 @@ func TestReadEventValidatesTheWindowBeforeReadingAndSkipsSurfaceChecks(t *testin
 	fx.mount(t, p)
 	_, err := fx.svc.ReadEvent(t.Context(), "absent", 0, ptr(51), nil)
 	wantCode(t, err, CodeInvalidWindow)
-	if len(p.calls) != 0 {
+	if len(p.Calls()) != 0 {
 		t.Fatal("an invalid window reached the backend")
 	}
 	w, err := fx.svc.ReadEvent(t.Context(), "broken", 1, ptr(1), nil)

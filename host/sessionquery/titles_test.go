@@ -87,17 +87,17 @@ func TestTitleBatchDedupesListsOnceAndKeepsInputOrder(t *testing.T) {
 		t.Fatalf("results = %v", got)
 	}
 	wantError(t, results[2].Reason, CodeSessionNotFound, `session "missing" not found`)
-	if n := len(p.callsOf("list")); n != 1 {
+	if n := len(p.CallsOf("list")); n != 1 {
 		t.Fatalf("list calls = %d, want 1", n)
 	}
 	// Two workers start concurrently, so only the set is fixed here; the
 	// single-worker batch below pins the order.
-	if got := slices.Sorted(slices.Values(p.inspectedIDs())); !slices.Equal(got, []string{"first", "second"}) {
+	if got := slices.Sorted(slices.Values(p.Inspected())); !slices.Equal(got, []string{"first", "second"}) {
 		t.Fatalf("inspected %v, want first and second once each", got)
 	}
-	for _, c := range p.calls {
-		if c.ctx != ctx {
-			t.Fatalf("%s %s did not receive the caller's ctx", c.op, c.id)
+	for _, c := range p.Calls() {
+		if c.Ctx != ctx {
+			t.Fatalf("%s %s did not receive the caller's ctx", c.Op, c.ID)
 		}
 	}
 	if results[0].Value.Session.ID != "second" {
@@ -114,7 +114,7 @@ func TestTitleBatchDedupesListsOnceAndKeepsInputOrder(t *testing.T) {
 	if _, err := serial.svc.ReadTitleSnapshots(ctx, []string{"second", "first", "second", "missing"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := q.inspectedIDs(); !slices.Equal(got, []string{"second", "first"}) {
+	if got := q.Inspected(); !slices.Equal(got, []string{"second", "first"}) {
 		t.Fatalf("inspected %v, want [second first]", got)
 	}
 }
@@ -170,7 +170,7 @@ func TestTitleBatchRunsAtMostTheConfiguredInspectionsAtOnce(t *testing.T) {
 					p.add(header(id, int64(i)), titleEvent(0, "T"+id))
 				}
 				g := newGate(all)
-				p.inspectHook = g.hook
+				p.InspectHook = g.hook
 				fx.mount(t, p)
 				done := make(chan []TitleResult, 1)
 				go func() {
@@ -197,8 +197,8 @@ func TestTitleBatchRunsAtMostTheConfiguredInspectionsAtOnce(t *testing.T) {
 				if !slices.Equal(firstWave, all[:want]) || !slices.Equal(got[want:], all[want:]) {
 					t.Fatalf("inspection order %v, want input order", got)
 				}
-				if p.peakInflight() != want {
-					t.Fatalf("peak concurrency %d, want %d", p.peakInflight(), want)
+				if p.PeakInflight() != want {
+					t.Fatalf("peak concurrency %d, want %d", p.PeakInflight(), want)
 				}
 				for i, r := range rs {
 					if r.SessionID != all[i] || r.Status != Fulfilled || r.Value.Title.Title != "T"+all[i] {
@@ -227,7 +227,7 @@ func TestTitleBatchProjectsEachLogBeforeItsWorkerTakesTheNextID(t *testing.T) {
 
 		var mu sync.Mutex
 		var trace []string
-		p.inspectHook = func(ctx context.Context, id string) {
+		p.InspectHook = func(ctx context.Context, id string) {
 			mu.Lock()
 			trace = append(trace, "inspect:"+id)
 			mu.Unlock()
@@ -276,7 +276,7 @@ func TestCancellingATitleBatchStopsDequeuingAndAwaitsStartedInspections(t *testi
 			p.add(header(id, 1), titleEvent(0, id))
 		}
 		g := newGate(all)
-		p.inspectHook = g.hook
+		p.InspectHook = g.hook
 		fx.mount(t, p)
 		ctx, cancel := context.WithCancelCause(context.Background())
 		done := make(chan error, 1)
@@ -301,9 +301,9 @@ func TestCancellingATitleBatchStopsDequeuingAndAwaitsStartedInspections(t *testi
 		if got := g.startedIDs(); len(got) != 2 {
 			t.Fatalf("inspections after cancel: %v", got)
 		}
-		for _, c := range p.calls {
-			if c.ctx != ctx {
-				t.Fatalf("%s did not get the caller's ctx", c.op)
+		for _, c := range p.Calls() {
+			if c.Ctx != ctx {
+				t.Fatalf("%s did not get the caller's ctx", c.Op)
 			}
 		}
 	})
@@ -318,8 +318,8 @@ func TestTitleBatchIsolatesFailuresPerID(t *testing.T) {
 		add(header("failing", 2), titleEvent(0, "Never")).
 		add(header("malformed", 3), malformed).
 		add(header("fine", 4), titleEvent(0, "Fine"))
-	p.inspectErr["failing"] = boom
-	p.inspectHook = func(_ context.Context, id string) {
+	p.InspectErr["failing"] = boom
+	p.InspectHook = func(_ context.Context, id string) {
 		if id != "attaching" {
 			return
 		}
@@ -372,7 +372,7 @@ func TestLiveOnlyTitleBatches(t *testing.T) {
 func TestTitleBatchServesAnIDThatAttachesAfterTheListing(t *testing.T) {
 	fx := newFixture(t, DefaultConfig())
 	p := newFake().add(header("durable", 1), titleEvent(0, "D"))
-	p.listHook = func(context.Context) {
+	p.ListHook = func(context.Context, int) {
 		l := newLive(t, header("late", 2), nil)
 		mustAppend(t, l, session.TypeSessionTitle, session.SessionTitle{Title: "Late", MessageSeqs: []int{}, Source: rawJSONMust(`{"kind":"user"}`)})
 		if err := fx.live.Attach(l); err != nil {
@@ -393,7 +393,7 @@ func TestTitleBatchKeepsLiveResultsWhenTheListingFails(t *testing.T) {
 	fx := newFixture(t, DefaultConfig())
 	fx.attach(t, header("live", 1), "hi")
 	p := newFake()
-	p.listErr = errors.New("index unreadable")
+	p.ListErr = errors.New("index unreadable")
 	fx.mount(t, p)
 	rs, err := fx.svc.ReadTitleSnapshots(t.Context(), []string{"missing", "live"})
 	if err != nil {

@@ -59,10 +59,10 @@ func TestTraceSessionWalksAncestorsAndOrdersDescendants(t *testing.T) {
 	if len(trace.Descendants[0].Descendants) != 0 || trace.Descendants[0].Descendants == nil {
 		t.Fatal("a leaf's descendants must be an empty list")
 	}
-	if n := len(p.callsOf("list")); n != 1 {
+	if n := len(p.CallsOf("list")); n != 1 {
 		t.Fatalf("list calls = %d, want 1", n)
 	}
-	if n := len(p.callsOf("inspect")); n != 0 {
+	if n := len(p.CallsOf("inspect")); n != 0 {
 		t.Fatalf("inspections = %d, want 0", n)
 	}
 }
@@ -109,7 +109,7 @@ func TestTraceSessionRejectsCyclesAndMissingTargets(t *testing.T) {
 func TestTraceSessionListingFailureIsPersistenceFailed(t *testing.T) {
 	fx := newFixture(t, DefaultConfig())
 	p := newFake()
-	p.listErr = errors.New("gone")
+	p.ListErr = errors.New("gone")
 	fx.mount(t, p)
 	_, err := fx.svc.TraceSession(t.Context(), "x")
 	wantError(t, err, CodePersistenceFailed, "session persistence listing failed: gone")
@@ -228,7 +228,7 @@ func TestTraceEventMatchesThePinnedScenario(t *testing.T) {
 			}
 		})
 	}
-	if n, m := len(p.callsOf("list")), len(p.callsOf("inspect")); n != len(cases) || m != len(cases) {
+	if n, m := len(p.CallsOf("list")), len(p.CallsOf("inspect")); n != len(cases) || m != len(cases) {
 		t.Fatalf("persisted traces made %d lists and %d inspections, want one each per trace", n, m)
 	}
 }
@@ -258,14 +258,14 @@ func TestTraceEventSourcesAndFailures(t *testing.T) {
 	t.Run("live id is served without persistence", func(t *testing.T) {
 		fx := newFixture(t, DefaultConfig())
 		p := newFake().add(header("s", 1), tracingLog()...)
-		p.listErr = errors.New("down")
+		p.ListErr = errors.New("down")
 		fx.mount(t, p)
 		fx.attach(t, header("s", 1), "live")
 		tr, err := fx.svc.TraceEvent(t.Context(), "s", 0)
 		if err != nil || tr.Target.Type != session.TypeUserMessage {
 			t.Fatalf("trace = %+v, %v", tr, err)
 		}
-		if len(p.calls) != 0 {
+		if len(p.Calls()) != 0 {
 			t.Fatal("a live trace called persistence")
 		}
 	})
@@ -274,9 +274,9 @@ func TestTraceEventSourcesAndFailures(t *testing.T) {
 		setup func(p *fakePersistence)
 		code  string
 	}{
-		{"list failure", func(p *fakePersistence) { p.listErr = errors.New("x") }, CodePersistenceFailed},
-		{"inspect failure", func(p *fakePersistence) { p.inspectErr["s"] = errors.New("x") }, CodePersistenceFailed},
-		{"header mismatch", func(p *fakePersistence) { p.inspectHdr["s"] = header("s", 99) }, CodeSourceConflict},
+		{"list failure", func(p *fakePersistence) { p.ListErr = errors.New("x") }, CodePersistenceFailed},
+		{"inspect failure", func(p *fakePersistence) { p.InspectErr["s"] = errors.New("x") }, CodePersistenceFailed},
+		{"header mismatch", func(p *fakePersistence) { p.InspectHeader("s", header("s", 99)) }, CodeSourceConflict},
 	}
 	for _, tc := range failures {
 		t.Run(tc.name, func(t *testing.T) {

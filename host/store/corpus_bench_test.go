@@ -3,7 +3,6 @@ package store_test
 import (
 	"testing"
 
-	"github.com/seed-e9b4dba4/dsh/host/store"
 	"github.com/seed-e9b4dba4/dsh/internal/benchcorpus"
 )
 
@@ -11,13 +10,7 @@ import (
 // of the benchmark corpus's realistic mix) per iteration: the store's share
 // of an index build.
 func BenchmarkInspectCorpus(b *testing.B) {
-	st := store.New(b.TempDir(), store.Options{})
-	opts := benchcorpus.Small
-	opts.Sessions = 100
-	if _, err := benchcorpus.Generate(b.Context(), st, opts); err != nil {
-		b.Fatal(err)
-	}
-	entries, err := st.List(b.Context())
+	st, entries, err := benchcorpus.Sample(b.Context(), b.TempDir(), 100)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -137,3 +137,21 @@ var workspaces = []string{
 	"/home/dev/src/infra", "/home/dev/src/ml-pipeline", "/home/dev/src/docs", "/home/dev/src/mobile-app",
 	"/home/dev/src/search-service", "/home/dev/src/auth", "/home/dev/scratch", "/home/dev/src/cli-tools",
 }
+
+// Sample writes sessions sessions of the Small mix (about 200 events each)
+// into a new store in dir and returns it with its entries: the input the
+// per-package corpus benchmarks (the store's reads, the extractor's
+// documents) share.
+func Sample(ctx context.Context, dir string, sessions int) (*store.Store, []store.Entry, error) {
+	st := store.New(dir, store.Options{})
+	opts := Small
+	opts.Sessions = sessions
+	if _, err := Generate(ctx, st, opts); err != nil {
+		return nil, nil, err
+	}
+	entries, err := st.List(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, entries, nil
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/seed-e9b4dba4/dsh/host"
 	"github.com/seed-e9b4dba4/dsh/host/prompt"
 	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/session/sessiontest"
 	sq "github.com/seed-e9b4dba4/dsh/host/sessionquery"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
 )
@@ -155,19 +156,10 @@ func hdr(id string, createdAt int64, cwd string, parent string) session.Header {
 
 // ev builds a raw event at seq with time 1000+seq.
 func ev(seq int, typ string, data any, opts ...session.AppendOption) session.Event {
-	e := session.Event{Type: typ, Seq: seq, Time: 1000 + int64(seq), Data: session.MustMarshal(data)}
-	if session.IsSurfaceType(typ) {
-		e.SurfaceOp = session.OpAppend
-	}
-	for _, o := range opts {
-		o(&e)
-	}
-	return e
+	return sessiontest.Event(1000+int64(seq), seq, typ, data, opts...)
 }
 
-func userMsg(text string) session.Message {
-	return session.Message{Role: session.RoleUser, Content: []session.ContentBlock{session.TextBlock(text)}, Source: session.UserSource, ID: "u"}
-}
+func userMsg(text string) session.Message { return sessiontest.UserText(text) }
 
 func assistantMsg(text string) session.AssistantMessage {
 	return session.AssistantMessage{Turn: 1, Step: 1, Message: session.Message{
