@@ -53,6 +53,21 @@ type Group struct {
 // Release, Kill or Tracker.Keep; dropping a Group without that kills the group
 // when the garbage collector closes the guard.
 func Start(cmd *exec.Cmd) (*Group, error) {
+	return StartWith(cmd, func(cmd *exec.Cmd) (int, func(), error) {
+		if err := cmd.Start(); err != nil {
+			return 0, nil, err
+		}
+		return cmd.Process.Pid, func() { _ = cmd.Wait() }, nil
+	})
+}
+
+// StartWith is Start with start in place of cmd.Start, for a caller that
+// starts processes its own way (the command sandbox): start runs cmd as
+// rewritten here (Path, Args, ExtraFiles and SysProcAttr.Setsid included)
+// and returns the leader's pid and a function reaping it, which is called
+// only when the guard fails to arm. The caller then waits for the leader
+// its own way.
+func StartWith(cmd *exec.Cmd, start func(*exec.Cmd) (pid int, reap func(), err error)) (*Group, error) {
 	if cmd.Err != nil {
 		return nil, cmd.Err
 	}
@@ -72,18 +87,19 @@ func Start(cmd *exec.Cmd) (*Group, error) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setsid = true
-	if err := cmd.Start(); err != nil {
+	pid, reap, err := start(cmd)
+	if err != nil {
 		ours.Close()
 		return nil, err
 	}
 	theirs.Close()
-	g := &Group{pgid: cmd.Process.Pid, guard: ours}
+	g := &Group{pgid: pid, guard: ours}
 	g.watcher, err = readPid(ours)
 	if err != nil {
 		// The prologue died before arming the guard; nothing of the command
 		// ran. Reap the leader so no zombie is left.
 		_ = syscall.Kill(-g.pgid, syscall.SIGKILL)
-		_ = cmd.Wait()
+		reap()
 		ours.Close()
 		return nil, fmt.Errorf("the process-group guard did not start: %w", err)
 	}
