@@ -65,6 +65,7 @@ func writeDoctor(w io.Writer, cfg *config.Config, dir string, sb sbx.Sandbox) (b
 	if err != nil {
 		return false, err
 	}
+	defer svc.Close()
 	sup := svc.Support()
 	fmt.Fprintf(w, "permission mode: %s\n", pc.Mode)
 	fmt.Fprintf(w, "command sandbox: %s\n", sup.Summary())
@@ -108,7 +109,7 @@ func probeLauncher(svc *sbx.Service, p sbx.Policy, dir string) error {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if _, err := svc.Run(cmd, p); err != nil {
-		var exit *exec.ExitError
+		var exit *sbx.ExitError
 		if errors.As(err, &exit) {
 			return fmt.Errorf("%v: %s", err, bytes.TrimSpace(out.Bytes()))
 		}

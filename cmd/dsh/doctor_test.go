@@ -47,9 +47,10 @@ type noSandbox struct{}
 func (noSandbox) Support() sbx.Support {
 	return sbx.Support{Name: "landlock", Reason: "this kernel has no Landlock"}
 }
-func (noSandbox) Command(*exec.Cmd, sbx.Policy) (*sbx.Run, error) {
-	panic("Command called without a sandbox")
+func (noSandbox) Start(*exec.Cmd, sbx.Policy) (*sbx.Process, error) {
+	panic("Start called without a sandbox")
 }
+func (noSandbox) Close() error { return nil }
 
 func TestDoctorWithoutASandboxSaysAutoAsks(t *testing.T) {
 	s := newSandbox(t)

@@ -83,22 +83,27 @@ func (r runner) run(ctx context.Context, command, dir string, timeout time.Durat
 	// with dsh even on SIGKILL, and without a controlling terminal a command
 	// that wants a password fails instead of stopping on SIGTTIN until the
 	// timeout.
-	var sb *sandbox.Run
-	if r.sandbox != nil {
-		if sb, err = r.sandbox.Command(cmd, r.policy); err != nil {
-			pw.Close()
-			pr.Close()
-			return runResult{}, err
+	// A sandboxed command is started by the sandbox (usually by its
+	// zygote, not as dsh's child) and waited for through it.
+	var proc *sandbox.Process
+	start := func(cmd *exec.Cmd) (int, func(), error) {
+		var err error
+		if proc, err = r.sandbox.Start(cmd, r.policy); err != nil {
+			return 0, nil, err
 		}
+		return proc.Pid(), func() { _, _ = proc.Wait() }, nil
 	}
-	group, err := procgroup.Start(cmd)
+	var group *procgroup.Group
+	if r.sandbox != nil {
+		group, err = procgroup.StartWith(cmd, start)
+	} else {
+		group, err = procgroup.Start(cmd)
+	}
 	if err != nil {
-		sb.Abort()
 		pw.Close()
 		pr.Close()
 		return runResult{}, err
 	}
-	sb.Started()
 	pw.Close()
 	defer r.groups.Keep(group)
 
@@ -108,9 +113,18 @@ func (r runner) run(ctx context.Context, command, dir string, timeout time.Durat
 		_, _ = io.Copy(out, pr)
 	}()
 	exited := make(chan struct{})
+	var status syscall.WaitStatus
+	var waitErr error
 	go func() {
 		defer close(exited)
+		if proc != nil {
+			status, waitErr = proc.Wait()
+			return
+		}
 		_ = cmd.Wait()
+		if cmd.ProcessState != nil {
+			status, _ = cmd.ProcessState.Sys().(syscall.WaitStatus)
+		}
 	}()
 
 	var res runResult
@@ -143,12 +157,16 @@ func (r runner) run(ctx context.Context, command, dir string, timeout time.Durat
 	<-readDone
 	pr.Close()
 
-	res.sandbox, res.sandboxErr = sb.Finish()
-	st := cmd.ProcessState
-	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		res.signal = ws.Signal()
+	if proc != nil {
+		res.sandbox, res.sandboxErr = proc.Report()
+		if waitErr != nil {
+			res.sandboxErr = waitErr
+		}
+	}
+	if status.Signaled() {
+		res.signal = status.Signal()
 	} else {
-		res.exitCode = st.ExitCode()
+		res.exitCode = status.ExitStatus()
 	}
 	return res, nil
 }

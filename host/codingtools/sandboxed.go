@@ -107,6 +107,8 @@ func sandboxedNote(rep sandbox.Report) string {
 		network = "network on"
 	case !rep.NetworkEnforced:
 		network = fmt.Sprintf("network not restricted: Landlock ABI %d lacks TCP rules", rep.Version)
+	case !rep.SocketsEnforced:
+		network = "network off for TCP only: UDP and raw sockets are not filtered on this machine"
 	}
 	return fmt.Sprintf("[sandboxed (Landlock ABI %d): writes only in the workspace and $TMPDIR, .git and .dsh read-only; %s]", rep.Version, network)
 }

@@ -24,6 +24,7 @@ func sandboxedSet(t *testing.T, hidden ...string) (*Set, *sandbox.Service) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { svc.Close() })
 	cfg := DefaultConfig()
 	cfg.Bash.OutputDir = filepath.Join(t.TempDir(), "bash-output")
 	cfg.Bash.KillGraceMs = 300
@@ -166,5 +167,43 @@ func TestSandboxedBashCannotReadDshData(t *testing.T) {
 	}
 	if strings.Contains(out, "the user's history") || !strings.Contains(out, "[sandbox denied: read "+filepath.Join(home, "sessions", "log.jsonl")+"]") {
 		t.Fatalf("output:\n%s", out)
+	}
+}
+
+// A sandboxed command is started by the sandbox's zygote, not as dsh's
+// child; its process group is still dsh's to stop.
+func TestSandboxedBashTimeoutAndLeftoversStopTheGroup(t *testing.T) {
+	s, svc := sandboxedSet(t)
+	if !svc.Support().Available {
+		return // TestSandboxedBashRunsConfinedAndSaysSo covers the refusal
+	}
+	ws := workspace(t)
+	run := func(command string, timeoutMs int) string {
+		args := map[string]any{"command": command, "description": "group"}
+		if timeoutMs > 0 {
+			args["timeout_ms"] = timeoutMs
+		}
+		call := mkCall(t, "bash", newLive(t, "s1", ws), ws, args)
+		call.Sandbox = (&escalation{}).sandbox()
+		out, err := s.exec(t, context.Background(), call)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	got := run("sleep 1000 & echo child=$!; wait", 1500)
+	if !strings.Contains(got, "[timed out after 1500ms]") || !strings.Contains(got, "[sandboxed (Landlock ABI") {
+		t.Errorf("output = %q", got)
+	}
+	waitGone(t, pidFrom(t, got))
+
+	got = run("sleep 1000 & echo child=$!", 0)
+	if !strings.Contains(got, "[background processes still writing output were stopped]") || !strings.HasSuffix(got, "[exit code: 0]") {
+		t.Errorf("output = %q", got)
+	}
+	waitGone(t, pidFrom(t, got))
+
+	if got := run("exit 7", 0); !strings.HasSuffix(got, "[exit code: 7]") {
+		t.Errorf("output = %q", got)
 	}
 }

@@ -46,7 +46,7 @@ var (
 	deniedRe = regexp.MustCompile(`(?i)permission denied|operation not permitted|\beacces\b|\beperm\b|read-only file system`)
 	// pathRe finds path-like words: quoted, or bare with a slash.
 	pathRe = regexp.MustCompile(`'([^']+)'|"([^"]+)"|‘([^’]+)’|([\w.+-]*/[^\s:'"),;]*)|([^\s:'"/]+): (?i:permission denied|operation not permitted)`)
-	netRe  = regexp.MustCompile(`(?i)\b(connect|bind|dial)\b|/dev/(tcp|udp)/|\bnetwork\b`)
+	netRe  = regexp.MustCompile(`(?i)\b(connect|bind|dial|socket)\b|/dev/(tcp|udp)/|\bnetwork\b`)
 	// progRe is the "program: " prefix of an error line, whose path is
 	// the program's, not the one it was denied.
 	progRe = regexp.MustCompile(`^\s*\S+:\s`)

@@ -4,8 +4,8 @@ package sandbox
 
 import (
 	"fmt"
-	"os/exec"
 	"runtime"
+	"sync"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -33,19 +33,37 @@ func landlockVersion() int {
 // executable launcher (dsh itself; see MaybeLaunch). An empty launcher
 // means commands cannot be sandboxed from this process.
 func Detect(launcher string) Sandbox {
-	return &landlockSandbox{launcher: launcher, version: min(landlockVersion(), maxVersion)}
+	return &landlockSandbox{launcher: launcher, version: min(landlockVersion(), maxVersion), sockets: socketFilterAvailable(), maxZygotes: defaultMaxZygotes}
+}
+
+// landlockSandbox is the Landlock sandbox and its zygotes (see
+// zygote_linux.go).
+// DetectFresh is Detect starting every command through a fresh launcher,
+// never a zygote: slower, for measuring and diagnosing the launcher.
+func DetectFresh(launcher string) Sandbox {
+	s := Detect(launcher).(*landlockSandbox)
+	s.maxZygotes = 0
+	return s
 }
 
 type landlockSandbox struct {
 	launcher string
 	version  int
-}
+	// sockets is set when the socket filter can be installed (see
+	// seccomp_linux.go).
+	sockets bool
+	// maxZygotes bounds the zygotes kept (defaultMaxZygotes); with 0 every
+	// command gets a fresh launcher.
+	maxZygotes int
 
-func (s *landlockSandbox) Command(cmd *exec.Cmd, p Policy) (*Run, error) {
-	if sup := s.Support(); !sup.Available {
-		return nil, fmt.Errorf("cannot run the command sandboxed: %s", sup.Reason)
-	}
-	return launchThrough(s.launcher, cmd, p)
+	mu      sync.Mutex
+	zygotes []*zygote
+	closed  bool
+	uses    uint64 // a clock for choosing the least recently used zygote
+	// failed holds the policies whose zygote would not start.
+	failed map[string]bool
+	// stopping counts the zygotes being stopped in the background.
+	stopping sync.WaitGroup
 }
 
 func (s *landlockSandbox) Support() Support {
@@ -59,12 +77,13 @@ func (s *landlockSandbox) Support() Support {
 		return sup
 	}
 	sup.Available = true
-	sup.Enforced, sup.Missing = features(s.version)
+	sup.Enforced, sup.Missing = features(s.version, s.sockets)
 	return sup
 }
 
-// features lists what ABI v enforces and what it lacks.
-func features(v int) (enforced, missing []string) {
+// features lists what ABI v, with the socket filter or not, enforces and
+// what it lacks.
+func features(v int, sockets bool) (enforced, missing []string) {
 	add := func(ok bool, what string) {
 		if ok {
 			enforced = append(enforced, what)
@@ -78,14 +97,15 @@ func features(v int) (enforced, missing []string) {
 	add(v >= 4, "TCP connect and bind when the network is off")
 	add(v >= 5, "ioctl on device files")
 	add(v >= 6, "signals to and abstract unix sockets of processes outside the sandbox")
+	add(sockets, "UDP, raw, packet and Multipath TCP sockets (and io_uring) when the network is off (seccomp)")
 	return enforced, missing
 }
 
 // limits are what Landlock leaves open at every ABI dsh uses.
 func limits() []string {
 	return []string{
-		"UDP, raw sockets and Multipath TCP are not restricted, so network off stops ordinary TCP only",
-		"connecting to existing unix sockets (an ssh or docker agent) is not restricted",
+		"connecting to existing unix sockets (an ssh or docker agent, which may act outside the sandbox) is not restricted",
+		"a network socket handed over a unix socket by a process outside the sandbox is not restricted",
 		"metadata (stat, chmod, chown, utime) is not restricted",
 		"the folders on the way to a hidden path cannot be listed, and entries created in them after the command starts are not readable",
 		"new entries directly in a writable root that holds .git or .dsh cannot be created (its existing entries stay writable)",
@@ -111,7 +131,9 @@ const (
 	readDir  = readFile | ll.AccessFSReadDir
 )
 
-// restrictSelf enforces p on the calling thread, which must exec next.
+// restrictSelf enforces p on the calling thread, which it locks: only that
+// thread, and the processes it forks or execs, are restricted (with cgo
+// linked, Go cannot restrict all threads of a process).
 func restrictSelf(p Policy) (Report, error) {
 	v := min(landlockVersion(), maxVersion)
 	if v == 0 {
@@ -131,8 +153,10 @@ func restrictSelf(p Policy) (Report, error) {
 		cfg = cfg.EnableLoggingForSubprocesses()
 	}
 	writeFile := landlock.AccessFSSet(readFile|ll.AccessFSWriteFile) | (handled & ll.AccessFSTruncate)
+	plan := Plan(p)
+	rep.Plan = planKey(plan, p.Network)
 	var rules []landlock.Rule
-	for _, r := range Plan(p) {
+	for _, r := range plan {
 		var access landlock.AccessFSSet
 		switch {
 		case r.Write && r.Dir:
@@ -162,6 +186,13 @@ func restrictSelf(p Policy) (Report, error) {
 	}
 	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
 		return Report{}, fmt.Errorf("cannot enforce the Landlock ruleset: %w", err)
+	}
+	if !p.Network {
+		ok, err := denySockets()
+		if err != nil {
+			return Report{}, err
+		}
+		rep.SocketsEnforced = ok
 	}
 	return rep, nil
 }

@@ -12,7 +12,8 @@ import (
 //
 //	<launcher> LauncherArg <report fd> <policy JSON> <path> <argv...>
 //
-// It is not a user command; the name says so.
+// It is not a user command; the name says so. The zygote, a launcher that
+// stays for many commands, is started with zygoteArg instead.
 const LauncherArg = "__dsh-sandbox-exec"
 
 // launchExit is the launcher's exit status when it refuses to run the
@@ -24,10 +25,17 @@ const launchExit = 126
 // main (and in TestMain of tests that run sandboxed commands), before any
 // other start-up work, so the launcher stays cheap.
 func MaybeLaunch() {
-	if len(os.Args) < 2 || os.Args[1] != LauncherArg {
+	if len(os.Args) < 2 {
 		return
 	}
-	os.Exit(launch(os.Args[2:]))
+	switch os.Args[1] {
+	case LauncherArg:
+		os.Exit(launch(os.Args[2:]))
+	case zygoteArg:
+		os.Exit(startZygoteSelf(os.Args[2:]))
+	case zygoteServeArg:
+		os.Exit(serveZygote(os.Args[2:]))
+	}
 }
 
 // launch parses the launcher's arguments, restricts this process and execs

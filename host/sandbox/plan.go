@@ -1,6 +1,9 @@
 package sandbox
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -110,4 +113,15 @@ func resolveAll(paths []string) []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// planKey identifies rules, for telling whether a zygote's ruleset is
+// still the one Plan builds now.
+func planKey(rules []Rule, network bool) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "network=%t\n", network)
+	for _, r := range rules {
+		fmt.Fprintf(h, "%q dir=%t write=%t\n", r.Path, r.Dir, r.Write)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }

@@ -20,8 +20,9 @@ type Policy struct {
 	// and configured secret paths. Their parent directories cannot be
 	// listed either (see Plan).
 	Hidden []string `json:"hidden,omitempty"`
-	// Network allows TCP connect and bind; without it both are denied
-	// where the kernel can enforce that.
+	// Network allows the network; without it TCP connect and bind are
+	// denied, and sockets other than unix, netlink and TCP ones cannot be
+	// created, where the kernel can enforce that.
 	Network bool `json:"network"`
 }
 
@@ -59,16 +60,26 @@ func (s Support) Summary() string {
 	return out
 }
 
-// Report is what the launcher enforced for one command.
+// Report is what the sandbox enforced for one command.
 type Report struct {
 	// Version is the Landlock ABI the ruleset was built for.
 	Version int `json:"version"`
 	// Rules is the number of path rules in the ruleset.
 	Rules int `json:"rules"`
-	// Network records whether TCP was left unrestricted.
+	// Network records whether the network was left unrestricted.
 	Network bool `json:"network"`
 	// NetworkEnforced is set when TCP connect and bind are denied.
 	NetworkEnforced bool `json:"networkEnforced"`
+	// SocketsEnforced is set when creating sockets other than unix,
+	// netlink and TCP ones (UDP, raw, packet, Multipath TCP) is denied.
+	SocketsEnforced bool `json:"socketsEnforced"`
+	// Plan identifies the path rules (a hash of Plan's result), so a
+	// zygote is reused only while the rules it enforces are still the
+	// ones a fresh launcher would build.
+	Plan string `json:"plan,omitempty"`
+	// Zygote is set when the command was started by a long-lived
+	// sandboxed launcher (see Sandbox.Start) rather than a fresh one.
+	Zygote bool `json:"zygote,omitempty"`
 	// Error is set when the launcher refused to run the command.
 	Error string `json:"error,omitempty"`
 }
@@ -77,10 +88,14 @@ type Report struct {
 type Sandbox interface {
 	// Support reports what this machine enforces.
 	Support() Support
-	// Command rewrites cmd, which has not been started, to run under p.
-	// The caller starts cmd (possibly through wrappers that exec it in
-	// turn), calls Started once it did and Finish after it exited.
-	Command(cmd *exec.Cmd, p Policy) (*Run, error)
+	// Start starts cmd, which has not been started, under p; the caller
+	// waits for it with Process.Wait, never cmd.Wait. cmd's context, if
+	// any, is not watched: stop the command by signalling its process
+	// (group).
+	Start(cmd *exec.Cmd, p Policy) (*Process, error)
+	// Close stops the launchers the sandbox keeps between commands;
+	// commands they still run are killed. Start fails afterwards.
+	Close() error
 }
 
 // clean returns the absolute paths of list, deduplicated and sorted.

@@ -8,29 +8,18 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"syscall"
 )
 
 // maxReport bounds what is read from the launcher's report pipe.
 const maxReport = 64 << 10
 
-// Run is one sandboxed command's link to its launcher. Its methods are
-// nil-safe, so callers can hold a nil *Run for an unsandboxed command.
-type Run struct {
-	policy Policy
-	r, w   *os.File
-	done   chan struct{}
-	report Report
-	err    error
-}
-
-// launchThrough rewrites cmd to start as launcher LauncherArg ... and
-// returns the Run reading the launcher's report.
-func launchThrough(launcher string, cmd *exec.Cmd, p Policy) (*Run, error) {
-	if cmd.Err != nil {
-		return nil, cmd.Err
-	}
-	if cmd.Process != nil {
-		return nil, errors.New("sandbox: command already started")
+// startThrough starts cmd through a fresh launcher (launcher LauncherArg
+// ...), which restricts itself under p and execs cmd; the Process reads the
+// launcher's report from a private pipe.
+func startThrough(launcher string, cmd *exec.Cmd, p Policy) (*Process, error) {
+	if err := startable(cmd); err != nil {
+		return nil, err
 	}
 	policy, err := json.Marshal(p)
 	if err != nil {
@@ -44,59 +33,56 @@ func launchThrough(launcher string, cmd *exec.Cmd, p Policy) (*Run, error) {
 	cmd.ExtraFiles = append(cmd.ExtraFiles, w)
 	cmd.Args = append([]string{launcher, LauncherArg, strconv.Itoa(fd), string(policy), cmd.Path}, cmd.Args...)
 	cmd.Path = launcher
-	return &Run{policy: p, r: r, w: w, done: make(chan struct{})}, nil
-}
-
-// Policy returns the policy the command runs under.
-func (r *Run) Policy() Policy {
-	if r == nil {
-		return Policy{}
+	err = cmd.Start()
+	// This process's copy of the write end must go, so that the read
+	// sees end of file once the launcher exec'd (or died).
+	w.Close()
+	if err != nil {
+		r.Close()
+		return nil, err
 	}
-	return r.policy
-}
-
-// Started is called once the command has started: it drops this process's
-// copy of the report pipe's write end and starts reading the report, which
-// the launcher writes before it execs the command.
-func (r *Run) Started() {
-	if r == nil {
-		return
-	}
-	r.w.Close()
+	done := make(chan struct{})
+	var rep Report
+	var rerr error
 	go func() {
-		defer close(r.done)
-		defer r.r.Close()
-		b, err := io.ReadAll(io.LimitReader(r.r, maxReport))
-		switch {
-		case err != nil:
-			r.err = fmt.Errorf("cannot read the sandbox report: %w", err)
-		case len(b) == 0:
-			r.err = errors.New("the sandbox launcher ended without reporting; the command did not run")
-		default:
-			if err := json.Unmarshal(b, &r.report); err != nil {
-				r.err = fmt.Errorf("the sandbox launcher sent a bad report: %w", err)
-			} else if r.report.Error != "" {
-				r.err = errors.New(r.report.Error)
-			}
-		}
+		defer close(done)
+		defer r.Close()
+		rep, rerr = readReport(r)
 	}()
+	return &Process{
+		pid:    cmd.Process.Pid,
+		policy: p,
+		wait:   func() (syscall.WaitStatus, error) { return waitCmd(cmd) },
+		report: func() (Report, error) { <-done; return rep, rerr },
+	}, nil
 }
 
-// Abort releases the pipe of a command that failed to start.
-func (r *Run) Abort() {
-	if r == nil {
-		return
+// readReport reads the report a launcher writes before it execs.
+func readReport(r io.Reader) (Report, error) {
+	var rep Report
+	b, err := io.ReadAll(io.LimitReader(r, maxReport))
+	switch {
+	case err != nil:
+		return rep, fmt.Errorf("cannot read the sandbox report: %w", err)
+	case len(b) == 0:
+		return rep, errors.New("the sandbox launcher ended without reporting; the command did not run")
 	}
-	r.w.Close()
-	r.r.Close()
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return rep, fmt.Errorf("the sandbox launcher sent a bad report: %w", err)
+	}
+	if rep.Error != "" {
+		return rep, errors.New(rep.Error)
+	}
+	return rep, nil
 }
 
-// Finish waits for the report, after the command exited, and returns it;
-// an error means the command did not run sandboxed (or did not run).
-func (r *Run) Finish() (Report, error) {
-	if r == nil {
-		return Report{}, nil
+// startable checks that cmd can still be started.
+func startable(cmd *exec.Cmd) error {
+	if cmd.Err != nil {
+		return cmd.Err
 	}
-	<-r.done
-	return r.report, r.err
+	if cmd.Process != nil {
+		return errors.New("sandbox: command already started")
+	}
+	return nil
 }

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -20,8 +19,31 @@ type box struct {
 	policy        Policy
 }
 
+// newBox returns a box with the sandbox of this machine.
 func newBox(t *testing.T) *box {
 	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newBoxWith(t, Detect(exe))
+}
+
+// eachLauncher runs test in a box of each way the sandbox starts commands
+// (sandboxModes: through a zygote, through a fresh launcher).
+func eachLauncher(t *testing.T, test func(t *testing.T, b *box)) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, sb := range sandboxModes(exe) {
+		t.Run(name, func(t *testing.T) { test(t, newBoxWith(t, sb)) })
+	}
+}
+
+func newBoxWith(t *testing.T, sb Sandbox) *box {
+	t.Helper()
+	t.Cleanup(func() { sb.Close() })
 	root := t.TempDir()
 	b := &box{ws: filepath.Join(root, "ws"), tmp: filepath.Join(root, "tmp"), home: filepath.Join(root, "dsh-home")}
 	for _, d := range []string{b.ws, filepath.Join(b.ws, ".git"), filepath.Join(b.ws, "src"), b.tmp, b.home} {
@@ -32,11 +54,7 @@ func newBox(t *testing.T) *box {
 	write(t, filepath.Join(b.ws, ".git", "config"), "[core]\n")
 	write(t, filepath.Join(b.ws, "README"), "hello\n")
 	write(t, filepath.Join(b.home, "session.jsonl"), "secret history\n")
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.sb = Detect(exe)
+	b.sb = sb
 	b.policy = Policy{
 		Write:    []string{b.ws, b.tmp},
 		ReadOnly: []string{filepath.Join(b.ws, ".git"), filepath.Join(b.ws, ".dsh")},
@@ -59,28 +77,28 @@ func (b *box) run(t *testing.T, p Policy, script string, env ...string) (string,
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bash, "-c", script)
+	return b.runCmd(t, p, exec.Command(bash, "-c", script), env...)
+}
+
+// runCmd runs cmd in the workspace under p.
+func (b *box) runCmd(t *testing.T, p Policy, cmd *exec.Cmd, env ...string) (string, int, Report, error) {
+	t.Helper()
 	cmd.Dir = b.ws
 	cmd.Env = append(os.Environ(), append([]string{"TMPDIR=" + b.tmp}, env...)...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	run, err := b.sb.Command(cmd, p)
+	proc, err := b.sb.Start(cmd, p)
 	if err != nil {
 		return "", 0, Report{}, err
 	}
-	if err := cmd.Start(); err != nil {
-		run.Abort()
-		t.Fatal(err)
-	}
-	run.Started()
-	werr := cmd.Wait()
-	rep, rerr := run.Finish()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(werr, &ee) {
-		code = ee.ExitCode()
-	} else if werr != nil {
+	ws, werr := proc.Wait()
+	if werr != nil {
 		t.Fatal(werr)
+	}
+	rep, rerr := proc.Report()
+	code := ws.ExitStatus()
+	if ws.Signaled() {
+		code = 128 + int(ws.Signal())
 	}
 	return out.String(), code, rep, rerr
 }
@@ -103,143 +121,146 @@ func requireSandbox(t *testing.T, b *box) bool {
 }
 
 func TestSandboxConfinesWrites(t *testing.T) {
-	b := newBox(t)
-	if !requireSandbox(t, b) {
-		return
-	}
-	userHome, err := os.UserHomeDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	outsideTmp, err := os.MkdirTemp("", "dsh-sandbox-outside-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(outsideTmp) })
-	homeProbe := filepath.Join(userHome, fmt.Sprintf(".dsh-sandbox-probe-%d", os.Getpid()))
-	t.Cleanup(func() { os.Remove(homeProbe) })
+	eachLauncher(t, func(t *testing.T, b *box) {
+		if !requireSandbox(t, b) {
+			return
+		}
+		userHome, err := os.UserHomeDir()
+		if err != nil {
+			t.Fatal(err)
+		}
+		outsideTmp, err := os.MkdirTemp("", "dsh-sandbox-outside-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(outsideTmp) })
+		homeProbe := filepath.Join(userHome, fmt.Sprintf(".dsh-sandbox-probe-%d", os.Getpid()))
+		t.Cleanup(func() { os.Remove(homeProbe) })
 
-	cases := []struct {
-		name, script string
-		ok           bool
-		unchanged    string // a file that must keep its content
-		want         string
-		absent       string
-	}{
-		{name: "workspace file", script: "echo changed > README && cat README", ok: true},
-		{name: "new file in a workspace folder", script: "echo x > src/new.go && mkdir -p src/a/b && touch src/a/b/c", ok: true},
-		{name: "session temp dir", script: `echo x > "$TMPDIR/scratch" && mkdir "$TMPDIR/d"`, ok: true},
-		{name: ".git/config", script: "echo '[core] hooksPath=/tmp' >> .git/config", unchanged: filepath.Join(b.ws, ".git", "config"), want: "[core]\n"},
-		{name: "new git hook", script: "mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit", absent: filepath.Join(b.ws, ".git", "hooks", "pre-commit")},
-		{name: "remove .git/config", script: "rm -f .git/config", unchanged: filepath.Join(b.ws, ".git", "config"), want: "[core]\n"},
-		// The documented price of a read-only .git: nothing new directly
-		// in the workspace root.
-		{name: "new file at the workspace root", script: "echo x > new.txt", absent: filepath.Join(b.ws, "new.txt")},
-		{name: "/tmp outside its temp dir", script: "echo x > " + filepath.Join(outsideTmp, "x"), absent: filepath.Join(outsideTmp, "x")},
-		{name: "user home", script: "echo x > " + homeProbe, absent: homeProbe},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			out, code, rep, err := b.run(t, b.policy, c.script)
-			if err != nil {
-				t.Fatalf("sandbox report: %v (output %q)", err, out)
-			}
-			if rep.Version < 1 || rep.Rules == 0 {
-				t.Fatalf("report %+v does not show a ruleset", rep)
-			}
-			if c.ok != (code == 0) {
-				t.Fatalf("exit %d, want success=%v; output:\n%s", code, c.ok, out)
-			}
-			if !c.ok && !deniedRe.MatchString(out) {
-				t.Fatalf("denied command printed no permission error:\n%s", out)
-			}
-			if c.unchanged != "" {
-				got, err := os.ReadFile(c.unchanged)
-				if err != nil || string(got) != c.want {
-					t.Fatalf("%s = %q, %v; want it unchanged", c.unchanged, got, err)
+		cases := []struct {
+			name, script string
+			ok           bool
+			unchanged    string // a file that must keep its content
+			want         string
+			absent       string
+		}{
+			{name: "workspace file", script: "echo changed > README && cat README", ok: true},
+			{name: "new file in a workspace folder", script: "echo x > src/new.go && mkdir -p src/a/b && touch src/a/b/c", ok: true},
+			{name: "session temp dir", script: `echo x > "$TMPDIR/scratch" && mkdir "$TMPDIR/d"`, ok: true},
+			{name: ".git/config", script: "echo '[core] hooksPath=/tmp' >> .git/config", unchanged: filepath.Join(b.ws, ".git", "config"), want: "[core]\n"},
+			{name: "new git hook", script: "mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit", absent: filepath.Join(b.ws, ".git", "hooks", "pre-commit")},
+			{name: "remove .git/config", script: "rm -f .git/config", unchanged: filepath.Join(b.ws, ".git", "config"), want: "[core]\n"},
+			// The documented price of a read-only .git: nothing new directly
+			// in the workspace root.
+			{name: "new file at the workspace root", script: "echo x > new.txt", absent: filepath.Join(b.ws, "new.txt")},
+			{name: "/tmp outside its temp dir", script: "echo x > " + filepath.Join(outsideTmp, "x"), absent: filepath.Join(outsideTmp, "x")},
+			{name: "user home", script: "echo x > " + homeProbe, absent: homeProbe},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				out, code, rep, err := b.run(t, b.policy, c.script)
+				if err != nil {
+					t.Fatalf("sandbox report: %v (output %q)", err, out)
 				}
-			}
-			if c.absent != "" {
-				if _, err := os.Lstat(c.absent); err == nil {
-					t.Fatalf("%s was created", c.absent)
+				if rep.Version < 1 || rep.Rules == 0 {
+					t.Fatalf("report %+v does not show a ruleset", rep)
 				}
-			}
-		})
-	}
+				if c.ok != (code == 0) {
+					t.Fatalf("exit %d, want success=%v; output:\n%s", code, c.ok, out)
+				}
+				if !c.ok && !deniedRe.MatchString(out) {
+					t.Fatalf("denied command printed no permission error:\n%s", out)
+				}
+				if c.unchanged != "" {
+					got, err := os.ReadFile(c.unchanged)
+					if err != nil || string(got) != c.want {
+						t.Fatalf("%s = %q, %v; want it unchanged", c.unchanged, got, err)
+					}
+				}
+				if c.absent != "" {
+					if _, err := os.Lstat(c.absent); err == nil {
+						t.Fatalf("%s was created", c.absent)
+					}
+				}
+			})
+		}
+	})
 }
 
 func TestSandboxHidesDshHome(t *testing.T) {
-	b := newBox(t)
-	if !requireSandbox(t, b) {
-		return
-	}
-	out, code, _, err := b.run(t, b.policy, "cat "+filepath.Join(b.home, "session.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if code == 0 || strings.Contains(out, "secret history") {
-		t.Fatalf("read the dsh home: exit %d, output %q", code, out)
-	}
-	ds := Denials([]byte(out), b.policy, b.ws)
-	if len(ds) == 0 || ds[0].Kind != "read" || ds[0].Path != filepath.Join(b.home, "session.jsonl") {
-		t.Fatalf("denials = %+v, want a read of the session log", ds)
-	}
-	// Everything else stays readable, including the workspace's .git.
-	out, code, _, err = b.run(t, b.policy, "cat .git/config /etc/hostname README >/dev/null && ls src >/dev/null && echo fine")
-	if err != nil || code != 0 || !strings.Contains(out, "fine") {
-		t.Fatalf("ordinary reads failed: exit %d, %v, output %q", code, err, out)
-	}
+	eachLauncher(t, func(t *testing.T, b *box) {
+		if !requireSandbox(t, b) {
+			return
+		}
+		out, code, _, err := b.run(t, b.policy, "cat "+filepath.Join(b.home, "session.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code == 0 || strings.Contains(out, "secret history") {
+			t.Fatalf("read the dsh home: exit %d, output %q", code, out)
+		}
+		ds := Denials([]byte(out), b.policy, b.ws)
+		if len(ds) == 0 || ds[0].Kind != "read" || ds[0].Path != filepath.Join(b.home, "session.jsonl") {
+			t.Fatalf("denials = %+v, want a read of the session log", ds)
+		}
+		// Everything else stays readable, including the workspace's .git.
+		out, code, _, err = b.run(t, b.policy, "cat .git/config /etc/hostname README >/dev/null && ls src >/dev/null && echo fine")
+		if err != nil || code != 0 || !strings.Contains(out, "fine") {
+			t.Fatalf("ordinary reads failed: exit %d, %v, output %q", code, err, out)
+		}
+	})
 }
 
 func TestSandboxNetwork(t *testing.T) {
-	b := newBox(t)
-	if !requireSandbox(t, b) {
-		return
-	}
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
+	eachLauncher(t, func(t *testing.T, b *box) {
+		if !requireSandbox(t, b) {
+			return
+		}
+		ln, err := net.Listen("tcp4", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				c.Write([]byte("hello from the listener\n"))
+				c.Close()
 			}
-			c.Write([]byte("hello from the listener\n"))
-			c.Close()
-		}
-	}()
-	port := ln.Addr().(*net.TCPAddr).Port
-	script := fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && cat <&3", port)
+		}()
+		port := ln.Addr().(*net.TCPAddr).Port
+		script := fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && cat <&3", port)
 
-	off := b.policy
-	out, code, rep, err := b.run(t, off, script)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.Version >= 4 {
-		if !rep.NetworkEnforced || code == 0 || strings.Contains(out, "hello") {
-			t.Fatalf("network off: exit %d, report %+v, output %q", code, rep, out)
+		off := b.policy
+		out, code, rep, err := b.run(t, off, script)
+		if err != nil {
+			t.Fatal(err)
 		}
-		ds := Denials([]byte(out), off, b.ws)
-		if len(ds) == 0 || ds[0].Kind != "network" {
-			t.Fatalf("denials = %+v, want network; output %q", ds, out)
+		if rep.Version >= 4 {
+			if !rep.NetworkEnforced || code == 0 || strings.Contains(out, "hello") {
+				t.Fatalf("network off: exit %d, report %+v, output %q", code, rep, out)
+			}
+			ds := Denials([]byte(out), off, b.ws)
+			if len(ds) == 0 || ds[0].Kind != "network" {
+				t.Fatalf("denials = %+v, want network; output %q", ds, out)
+			}
+		} else if rep.NetworkEnforced {
+			t.Fatalf("ABI %d cannot deny TCP, yet the report claims it: %+v", rep.Version, rep)
 		}
-	} else if rep.NetworkEnforced {
-		t.Fatalf("ABI %d cannot deny TCP, yet the report claims it: %+v", rep.Version, rep)
-	}
 
-	on := b.policy
-	on.Network = true
-	out, code, rep, err = b.run(t, on, script)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if code != 0 || !strings.Contains(out, "hello from the listener") || rep.NetworkEnforced {
-		t.Fatalf("network on: exit %d, report %+v, output %q", code, rep, out)
-	}
+		on := b.policy
+		on.Network = true
+		out, code, rep, err = b.run(t, on, script)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code != 0 || !strings.Contains(out, "hello from the listener") || rep.NetworkEnforced {
+			t.Fatalf("network on: exit %d, report %+v, output %q", code, rep, out)
+		}
+	})
 }
 
 func TestSandboxBuildsAndTestsAGoModule(t *testing.T) {

@@ -24,7 +24,8 @@ var ConfigSchema = config.SchemaOf[Config](SectionPath, nil)
 // Config is the sandbox config section. Path lists are separated by ":"
 // (like PATH); each entry is absolute or starts with "~/".
 type Config struct {
-	// Network lets sandboxed commands use TCP (connect and bind).
+	// Network lets sandboxed commands use the network (TCP, UDP, raw
+	// sockets as their privileges allow).
 	Network bool `mapstructure:"network"`
 	// Write lists paths sandboxed commands may change besides the
 	// workspace and their temporary directory, e.g. a build cache.
@@ -35,7 +36,8 @@ type Config struct {
 }
 
 // Service is the sandbox of one composition: this machine's mechanism and
-// the configured extra paths. It is immutable and safe to share.
+// the configured extra paths. It is safe to share; it owns the sandbox's
+// long-lived launchers, which Close (the plugin's dispose) stops.
 type Service struct {
 	sb       Sandbox
 	network  bool
@@ -153,34 +155,37 @@ func (p Policy) Rules() []string {
 	if p.Network {
 		out = append(out, "network: allowed")
 	} else {
-		out = append(out, "network: TCP connect and bind denied")
+		out = append(out, "network: TCP connect and bind denied; no UDP, raw, packet or Multipath TCP sockets")
 	}
 	return out
 }
 
-// Command runs cmd under p (see Sandbox.Command).
-func (s *Service) Command(cmd *exec.Cmd, p Policy) (*Run, error) { return s.sb.Command(cmd, p) }
+// Start starts cmd under p (see Sandbox.Start).
+func (s *Service) Start(cmd *exec.Cmd, p Policy) (*Process, error) { return s.sb.Start(cmd, p) }
+
+// Close stops the sandbox's launchers (see Sandbox.Close).
+func (s *Service) Close() error { return s.sb.Close() }
 
 // Run runs cmd under p to its end, for a caller that needs no process
 // handling of its own: it starts cmd, waits for it and returns the
-// launcher's report. The error is the launcher's when the command did not
-// run sandboxed, otherwise cmd's own (as from cmd.Wait).
+// sandbox's report. The error is the sandbox's when the command did not
+// run sandboxed, an *ExitError when it failed.
 func (s *Service) Run(cmd *exec.Cmd, p Policy) (Report, error) {
-	run, err := s.Command(cmd, p)
+	proc, err := s.Start(cmd, p)
 	if err != nil {
 		return Report{}, err
 	}
-	if err := cmd.Start(); err != nil {
-		run.Abort()
-		return Report{}, err
-	}
-	run.Started()
-	werr := cmd.Wait()
-	rep, err := run.Finish()
-	if err != nil {
+	ws, werr := proc.Wait()
+	rep, err := proc.Report()
+	switch {
+	case err != nil:
 		return rep, err
+	case werr != nil:
+		return rep, werr
+	case ws.Signaled() || ws.ExitStatus() != 0:
+		return rep, &ExitError{Status: ws}
 	}
-	return rep, werr
+	return rep, nil
 }
 
 // Options are the sandbox plugin's inputs from outside its config section.
@@ -218,9 +223,10 @@ func Plugin(opts Options) host.Plugin {
 			}
 			unprovide, err := host.Provide(h, ServiceKey, "sandbox", svc)
 			if err != nil {
+				svc.Close()
 				return nil, err
 			}
-			return func() error { unprovide(); return nil }, nil
+			return func() error { unprovide(); return svc.Close() }, nil
 		},
 	}
 }

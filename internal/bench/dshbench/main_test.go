@@ -96,7 +96,7 @@ func TestReportTable(t *testing.T) {
 		tui:       tuiResult{PerOpen: ms(15.5), BytesPerOp: 4 << 20, AllocsPerOp: 50326, MaxRSS: 35 << 20},
 		mcp:       mcpResult{NewSession: lat(35.0, 52.4), NewSession3: lat(19.7, 59.3), Call: lat(6.79, 23.1), Direct: lat(1.79, 24.0), RSS: 26 << 20},
 		live:      liveResult{First: lat(2.31, 21.1)},
-		sandbox:   sandboxResult{Version: 7, Rules: 39, Sandboxed: lat(4.1, 9.0), True: lat(1.2, 3.3)},
+		sandbox:   sandboxResult{Version: 7, Rules: 39, Sockets: true, Sandboxed: lat(2.1, 4.0), First: lat(11.0, 14.2), Launcher: lat(9.1, 12.0), True: lat(1.2, 3.3)},
 	}
 	r.rssFloor = 17 << 20
 	r.rss.build, r.rss.bare, r.rss.search, r.rss.reconcile, r.rss.tool = 199<<20, 267<<20, 179<<20, 155<<20, 205<<20

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package sandbox
+
+func sandboxModes(launcher string) map[string]Sandbox {
+	return map[string]Sandbox{"default": Detect(launcher)}
+}
