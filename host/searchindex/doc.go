@@ -49,7 +49,8 @@
 // schema version or text form is reset and rebuilt from the logs (with a
 // one-line Options.Notice); a file of ours that is
 // shorter than its header says, or (up to 32 MiB, where it is cheap) fails
-// PRAGMA quick_check, is discarded and rebuilt. Several dsh processes
+// PRAGMA quick_check, is discarded and rebuilt (with a notice naming the
+// damage). Several dsh processes
 // may share one index: WAL, a busy timeout and BEGIN IMMEDIATE writes keep
 // it consistent, each persisted session row carries the revision it was
 // indexed at (a write only lands if the row still has the revision it was
@@ -59,8 +60,9 @@
 // detached. Live overlays are per connection (TEMP tables on the one pinned
 // connection), so each process sees its own live sessions. A file deleted,
 // replaced or truncated underneath a process is noticed before the next
-// operation and reopened (and if need be rebuilt); SQLite corruption errors
-// discard a file of ours so the next operation rebuilds it.
+// operation and reopened (and if need be rebuilt; a deleted file with a
+// notice); SQLite corruption errors discard a file of ours, with a notice,
+// so the next operation rebuilds it.
 //
 // # Reconciliation
 //

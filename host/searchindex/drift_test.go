@@ -3,6 +3,7 @@ package searchindex
 import (
 	"bufio"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -291,5 +292,68 @@ func TestRebuildKeepsTheOldIndexUntilTheNewOneIsComplete(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(f.cfg.Path + ".rebuild-*"); len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// failingFeed fails the next Inspect of one session: a reader that dies
+// after reading the journal, before it commits what it read.
+type failingFeed struct {
+	*countingFeed
+	fail string
+}
+
+func (f *failingFeed) failNext(id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.fail = id
+}
+
+func (f *failingFeed) Inspect(ctx context.Context, id string) (session.Header, []session.Event, error) {
+	f.mu.Lock()
+	fail := id == f.fail
+	if fail {
+		f.fail = ""
+	}
+	f.mu.Unlock()
+	if fail {
+		return session.Header{}, nil, errors.New("the reader died here")
+	}
+	return f.countingFeed.Inspect(ctx, id)
+}
+
+// Crash point 3: a reader that read a journal record but did not commit
+// consumed nothing; the next reader, in a fresh process, applies it.
+func TestReaderThatDiesBeforeItsCommitLeavesTheRecordToTheNext(t *testing.T) {
+	f, feed := newFeedFixture(t)
+	f.unmount()
+	failing := &failingFeed{countingFeed: feed}
+	f.unmount = f.svc.Mount(failing)
+	f.persist(hdr("a", 1), texts("needle a"))
+	f.persist(hdr("b", 2), texts("needle b"))
+	f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
+	cursor := f.count(`SELECT feed_cursor FROM search_state WHERE singleton = 1`)
+	events := f.count(`SELECT count(*) FROM persisted_docs`)
+
+	f.appendFlushed("b", "needle appended")
+	failing.failNext("b")
+	feed.reset()
+	_, err := f.ix.SearchEvents(context.Background(), sessionquery.EventSearchRequest{SessionID: "b", Query: "appended"})
+	wantCode(t, err, sessionquery.CodePersistenceFailed)
+	if got := f.count(`SELECT feed_cursor FROM search_state WHERE singleton = 1`); got != cursor {
+		t.Errorf("the failed reader moved the cursor from %d to %d", cursor, got)
+	}
+	if got := f.count(`SELECT count(*) FROM persisted_docs`); got != events {
+		t.Errorf("the failed reader committed rows: %d events, was %d", got, events)
+	}
+
+	f.ix.Close()
+	f.ix = f.newIndex(f.cfg)
+	feed.reset()
+	p := f.events(sessionquery.EventSearchRequest{SessionID: "b", Query: "appended"})
+	if len(p.Items) != 1 {
+		t.Errorf("the next reader did not find the append: %+v", p.Items)
+	}
+	if lists, _, inspects := feed.reset(); lists != 0 || !reflect.DeepEqual(inspects, []string{"b"}) {
+		t.Errorf("the next reader: %d listings, inspections %v; want only b inspected", lists, inspects)
 	}
 }

@@ -2,6 +2,7 @@ package searchindex
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -112,8 +113,8 @@ func (ix *Index) startOpen() {
 				return
 			}
 			ix.db = db
-			if db.migrated != "" {
-				ix.notice(db.migrated)
+			if db.notice != "" {
+				ix.notice(db.notice)
 			}
 			ix.instance = uuid.NewString()
 			ix.openErr = ix.loadGeneration(context.Background())
@@ -180,7 +181,8 @@ func (ix *Index) ensureHealthy(ctx context.Context) error {
 	if ix.db != nil && !ix.db.moved() {
 		return nil
 	}
-	if ix.db != nil {
+	moved := ix.db != nil
+	if moved {
 		ix.log.Warn("session-search index file changed underneath this process; reopening", "path", ix.cfg.Path)
 		_ = ix.db.close()
 		ix.db = nil
@@ -191,8 +193,11 @@ func (ix *Index) ensureHealthy(ctx context.Context) error {
 		return err
 	}
 	ix.db = db
-	if db.migrated != "" {
-		ix.notice(db.migrated)
+	switch {
+	case db.notice != "":
+		ix.notice(db.notice)
+	case moved && db.created:
+		ix.notice(fmt.Sprintf("the session-search index %s was deleted; rebuilding it from the session logs", ix.cfg.Path))
 	}
 	ix.resetMemory()
 	return ix.loadGeneration(ctx)
@@ -215,7 +220,7 @@ func (ix *Index) discard(err error) {
 	if ix.db == nil || !isCorruption(err) {
 		return
 	}
-	ix.log.Warn("session-search index is damaged; it will be rebuilt", "path", ix.cfg.Path, "err", err)
+	ix.notice(fmt.Sprintf("the session-search index %s is damaged (%s); rebuilding it from the session logs", ix.cfg.Path, oneLine(err.Error())))
 	// Only the file this connection opened is known to be ours; whatever
 	// now sits at the path is judged afresh when it is reopened.
 	if ix.db.path != "" {

@@ -3,6 +3,7 @@ package searchindex
 import (
 	"context"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +24,9 @@ type fixture struct {
 	ix      *Index
 	cfg     Config
 	unmount func()
+	// notices are every index's one-line messages for the user.
+	mu      sync.Mutex
+	notices []string
 }
 
 type fixtureOpt func(*Config)
@@ -48,12 +52,25 @@ func newFixture(t *testing.T, opts ...fixtureOpt) *fixture {
 
 func (f *fixture) newIndex(cfg Config) *Index {
 	f.t.Helper()
-	ix, err := New(cfg, f.svc, Options{})
+	ix, err := New(cfg, f.svc, Options{Notice: func(msg string) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.notices = append(f.notices, msg)
+	}})
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	f.t.Cleanup(func() { _ = ix.Close() })
 	return ix
+}
+
+// takeNotices returns the notices so far and forgets them.
+func (f *fixture) takeNotices() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := f.notices
+	f.notices = nil
+	return n
 }
 
 // hdr is a session header in workspace /w.

@@ -157,6 +157,10 @@ func TestIndexFileDeletedWhileRunningIsRebuilt(t *testing.T) {
 	if _, err := os.Stat(f.cfg.Path); err != nil {
 		t.Errorf("the index was not recreated: %v", err)
 	}
+	want := "the session-search index " + f.cfg.Path + " was deleted; rebuilding it from the session logs"
+	if got := f.takeNotices(); !reflect.DeepEqual(got, []string{want}) {
+		t.Errorf("notices = %q, want %q", got, want)
+	}
 }
 
 func TestIndexFileTruncatedWhileRunningIsRebuilt(t *testing.T) {
@@ -166,6 +170,9 @@ func TestIndexFileTruncatedWhileRunningIsRebuilt(t *testing.T) {
 	}
 	f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
 	f.exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
+	// A search here sees the checkpointed file's size, so the truncation
+	// below shrinks a file this process knows.
+	f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
 	fi, err := os.Stat(f.cfg.Path)
 	if err != nil {
 		t.Fatal(err)
@@ -176,6 +183,10 @@ func TestIndexFileTruncatedWhileRunningIsRebuilt(t *testing.T) {
 	p := f.sessions(sessionquery.SessionSearchRequest{Query: "needle", Limit: intp(100)})
 	if len(p.Items) != 30 {
 		t.Errorf("after truncation: %d sessions, want 30", len(p.Items))
+	}
+	want := "the session-search index " + f.cfg.Path + " was damaged (the file is shorter than its header says (truncated)); rebuilding it from the session logs"
+	if got := f.takeNotices(); !reflect.DeepEqual(got, []string{want}) {
+		t.Errorf("notices = %q, want %q", got, want)
 	}
 }
 
@@ -342,9 +353,16 @@ func TestDamagedIndexOfOursIsRebuiltOnOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	file.Close()
+	f.takeNotices()
 	f.ix = f.newIndex(f.cfg)
 	p := f.sessions(sessionquery.SessionSearchRequest{Query: "needle", Limit: intp(100)})
 	if len(p.Items) != 30 {
 		t.Errorf("after damage: %d sessions, want 30", len(p.Items))
+	}
+	// One line that says what happened and what is done about it.
+	got := f.takeNotices()
+	prefix, suffix := "the session-search index "+f.cfg.Path+" was damaged (", "); rebuilding it from the session logs"
+	if len(got) != 1 || !strings.HasPrefix(got[0], prefix) || !strings.HasSuffix(got[0], suffix) || strings.Contains(got[0], "\n") {
+		t.Errorf("notices = %q, want one %q…%q", got, prefix, suffix)
 	}
 }

@@ -35,9 +35,12 @@ type database struct {
 	ident   fileIdent
 	minSize int64 // the file never shrinks below what was last seen
 	stmts   map[string]*sql.Stmt
-	// migrated is the one-line notice of a file of ours reset because
-	// another dsh version built it ("" otherwise).
-	migrated string
+	// notice is the one-line message for the user about a file of ours
+	// that is rebuilt from the logs: reset because another dsh version
+	// built it, or discarded because it was damaged ("" otherwise).
+	notice string
+	// created says the file did not exist before this open.
+	created bool
 }
 
 // fileIdent identifies the file a path named when it was opened, so a file
@@ -52,6 +55,10 @@ type damagedError struct{ err error }
 func (e *damagedError) Error() string { return "the index file is damaged: " + e.err.Error() }
 func (e *damagedError) Unwrap() error { return e.err }
 
+// oneLine collapses a message's whitespace, newlines included, for a
+// one-line notice.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
 // openDatabase opens (creating if needed) the index at cfg.Path, refusing
 // any file that is not ours without changing it, resetting a file of ours
 // at another schema version, and discarding a file of ours that is damaged.
@@ -63,6 +70,9 @@ func openDatabase(ctx context.Context, cfg Config) (*database, error) {
 			return nil, openFailed(fmt.Errorf("%w; removing it failed: %w", err, rerr))
 		}
 		d, err = openOnce(ctx, cfg)
+		if err == nil {
+			d.notice = fmt.Sprintf("the session-search index %s was damaged (%s); rebuilding it from the session logs", cfg.Path, oneLine(dmg.err.Error()))
+		}
 	}
 	if err != nil {
 		return nil, openFailed(err)
@@ -76,7 +86,7 @@ func openOnce(ctx context.Context, cfg Config) (_ *database, err error) {
 	ours := false
 	if cfg.Path != MemoryPath {
 		d.path = cfg.Path
-		if err := ensureFile(cfg.Path); err != nil {
+		if d.created, err = ensureFile(cfg.Path); err != nil {
 			return nil, err
 		}
 		var short bool
@@ -116,7 +126,7 @@ func openOnce(ctx context.Context, cfg Config) (_ *database, err error) {
 		return nil, err
 	}
 	if stale {
-		d.migrated = "the session-search index was built by another dsh version; rebuilding it from the session logs (once)"
+		d.notice = "the session-search index was built by another dsh version; rebuilding it from the session logs (once)"
 		if err := d.reset(ctx); err != nil {
 			return nil, err
 		}
@@ -142,20 +152,21 @@ func openOnce(ctx context.Context, cfg Config) (_ *database, err error) {
 }
 
 // ensureFile creates missing parent directories (0700) and a missing file
-// (0600, exclusively); existing ones keep their modes. SQLite creates its
-// sidecar files with the database file's mode.
-func ensureFile(path string) error {
+// (0600, exclusively) and reports whether it created the file; existing
+// ones keep their modes. SQLite creates its sidecar files with the
+// database file's mode.
+func ensureFile(path string) (bool, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
+		return false, err
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, fs.ErrExist) {
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
-	return f.Close()
+	return true, f.Close()
 }
 
 // checkHeader reads the raw file header before SQLite touches the file: a
