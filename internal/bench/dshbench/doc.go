@@ -11,8 +11,14 @@
 // call on the same server (-mcp-only measures just these); true started
 // through the sandbox launcher of permission mode auto beside true started
 // directly (-sandbox-only measures just these); the TUI
-// opening a 10,000-event session (host/tui's own benchmark); and the peak
-// RSS of each.
+// opening a 10,000-event session (host/tui's own benchmark); the peak
+// RSS of each; and the whole-process rows of issue 15 (-whole-only
+// measures just these): the built binary run as a user runs it, a new
+// process each run, with its wall and CPU time — searches beside rg -l -F,
+// listings, index status, ACP initialize and session/list, the TUI's
+// /resume picker from the Enter keystroke to its titles on screen (dsh tui
+// in a tmux pane, read through a tmux control-mode client), a search after
+// another process appended to ten sessions, and one dsh index rebuild.
 //
 // Each part runs in a child process (this binary re-executed with -part),
 // so every peak RSS is that part's own: the child's maxrss from

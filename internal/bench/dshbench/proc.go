@@ -21,6 +21,9 @@ import (
 type measured struct {
 	stdout []byte
 	wall   time.Duration
+	// cpu is the user and system time of the process and the descendants
+	// it waited for: on a loaded machine, steadier than wall time.
+	cpu    time.Duration
 	maxRSS int64 // bytes
 }
 
@@ -37,6 +40,9 @@ func runMeasured(ctx context.Context, bin string, args, env []string, dir string
 	start := time.Now()
 	err := cmd.Run()
 	m := measured{stdout: out.Bytes(), wall: time.Since(start), maxRSS: bench.MaxRSS(cmd.ProcessState)}
+	if ps := cmd.ProcessState; ps != nil {
+		m.cpu = ps.UserTime() + ps.SystemTime()
+	}
 	if err != nil {
 		return m, fmt.Errorf("%s %s: %w", filepath.Base(bin), strings.Join(args, " "), err)
 	}

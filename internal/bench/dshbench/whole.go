@@ -34,6 +34,7 @@ func wholeRuns(runs int) int { return max(7, min(runs, 11)) }
 type wholeSearch struct {
 	query
 	DSH  latency `json:"dsh"`
+	CPU  latency `json:"cpu"`
 	RG   latency `json:"rg"`
 	Hits int     `json:"hits"`
 }
@@ -43,15 +44,21 @@ type wholeResult struct {
 	Searches   []wholeSearch `json:"searches"`
 	RGMissing  bool          `json:"rgMissing"`
 	List       latency       `json:"list"`
+	ListCPU    latency       `json:"listCPU"`
 	ListRows   int           `json:"listRows"`
 	ListAll    latency       `json:"listAll"`
+	ListAllCPU latency       `json:"listAllCPU"`
 	Status     latency       `json:"status"`
+	StatusCPU  latency       `json:"statusCPU"`
+	Rebuild    rebuildResult `json:"rebuild"`
 	SearchRSS  int64         `json:"searchRSS"`
 	ListRSS    int64         `json:"listRSS"`
 	ACPInit    latency       `json:"acpInit"`
 	ACPList    latency       `json:"acpList"`
 	ACPListed  int           `json:"acpListed"`
+	Resume     resumeResult  `json:"resume"`
 	Appended   latency       `json:"appended"`
+	AppendCPU  latency       `json:"appendCPU"`
 	AppendHits int           `json:"appendHits"`
 	LoadBefore string        `json:"loadBefore"`
 	LoadAfter  string        `json:"loadAfter"`
@@ -68,33 +75,63 @@ func workspaceDir(l layout) (string, error) {
 }
 
 // ensureWorkspace gives the benchmark's workspace its sessions (once; a
-// reused corpus keeps them), each a completed 100-event turn.
+// reused corpus keeps them), each a completed 100-event turn and a title
+// (added to a reused corpus's untitled ones), which the /resume picker
+// shows.
 func ensureWorkspace(ctx context.Context, l layout) (string, error) {
 	dir, err := workspaceDir(l)
 	if err != nil {
 		return "", err
 	}
 	st := store.New(l.sessions, store.Options{Log: slog.New(slog.DiscardHandler)})
-	slug := filepath.Join(l.sessions, store.WorkspaceSlug(&dir))
-	if entries, err := os.ReadDir(slug); err == nil && len(entries) >= workspaceSessions {
-		return dir, nil
-	}
 	base := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC).UnixMilli()
 	for i := range workspaceSessions {
 		h := session.Header{Version: session.FormatVersion, ID: fmt.Sprintf("00000000-0000-4000-8000-bench%07d", i),
 			CreatedAt: base + int64(i)*60_000, Cwd: &dir, DelegationDepth: session.Ptr(0)}
-		if _, err := st.Stat(ctx, h.ID); err == nil {
+		title := fmt.Sprintf("%s %02d", resumeTitle, i)
+		if _, err := st.Stat(ctx, h.ID); err != nil {
+			turn := turnWith(0, 0, h.CreatedAt, "set up the benchmark workspace")
+			w, err := st.Create(h, append(turn, titleEvent(len(turn), turn[len(turn)-1].Time+1, title)))
+			if err != nil {
+				return "", err
+			}
+			if err := w.Close(); err != nil {
+				return "", err
+			}
 			continue
 		}
-		w, err := st.Create(h, turnWith(0, 0, h.CreatedAt, "set up the benchmark workspace"))
-		if err != nil {
-			return "", err
-		}
-		if err := w.Close(); err != nil {
+		if err := ensureTitle(ctx, st, h.ID, title); err != nil {
 			return "", err
 		}
 	}
 	return dir, nil
+}
+
+// ensureTitle titles a session of a corpus generated before its
+// workspace sessions had titles.
+func ensureTitle(ctx context.Context, st *store.Store, id, title string) error {
+	_, events, err := st.Inspect(ctx, id)
+	if err != nil {
+		return err
+	}
+	if t, err := session.FoldTitle(events); t != nil || err != nil {
+		return err
+	}
+	w, _, events, err := st.Open(ctx, id)
+	if err != nil {
+		return err
+	}
+	err = w.Append(titleEvent(len(events), events[len(events)-1].Time+1, title))
+	if err == nil {
+		err = w.Flush()
+	}
+	return errors.Join(err, w.Close())
+}
+
+// titleEvent titles a session after its first prompt (seq 1).
+func titleEvent(seq int, t int64, title string) session.Event {
+	return session.Event{Type: session.TypeSessionTitle, Seq: seq, Time: t,
+		Data: session.MustMarshal(session.SessionTitle{Title: title, MessageSeqs: []int{1}, Source: json.RawMessage(`{"kind":"fallback"}`)})}
 }
 
 // measureWhole runs the whole-process rows.
@@ -109,28 +146,30 @@ func measureWhole(ctx context.Context, bin string, l layout, ws string, runs int
 	dsh := func(args ...string) (measured, error) {
 		return runMeasured(ctx, bin, append([]string{"--home", l.home}, args...), env, ws, os.Stderr)
 	}
-	timed := func(args ...string) (latency, int64, []byte, error) {
-		var samples []time.Duration
+	// timed returns the wall and CPU times of a command, its peak RSS and
+	// its last output.
+	timed := func(args ...string) (latency, latency, int64, []byte, error) {
+		var walls, cpus []time.Duration
 		var rss int64
 		var out []byte
 		for i := range res.Runs + 1 {
 			m, err := dsh(args...)
 			if err != nil {
-				return latency{}, 0, nil, err
+				return latency{}, latency{}, 0, nil, err
 			}
 			if i > 0 { // the first run warms the cache
-				samples = append(samples, m.wall)
+				walls, cpus = append(walls, m.wall), append(cpus, m.cpu)
 			}
 			rss, out = max(rss, m.maxRSS), m.stdout
 		}
-		return percentiles(samples), rss, out, nil
+		return percentiles(walls), percentiles(cpus), rss, out, nil
 	}
 	rg, rgErr := exec.LookPath("rg")
 	res.RGMissing = rgErr != nil
 	for _, q := range queries {
 		logf("dsh sessions search %q, paired with rg -l -F", q.Text)
 		ws := wholeSearch{query: q}
-		var dshRuns, rgRuns []time.Duration
+		var dshRuns, cpuRuns, rgRuns []time.Duration
 		for i := range res.Runs + 1 {
 			m, err := dsh("sessions", "search", "--all-workspaces", "--json", q.Text)
 			if err != nil {
@@ -154,15 +193,15 @@ func measureWhole(ctx context.Context, bin string, l layout, ws string, runs int
 				}
 			}
 			if i > 0 {
-				dshRuns = append(dshRuns, m.wall)
+				dshRuns, cpuRuns = append(dshRuns, m.wall), append(cpuRuns, m.cpu)
 			}
 		}
-		ws.DSH, ws.RG = percentiles(dshRuns), percentiles(rgRuns)
+		ws.DSH, ws.CPU, ws.RG = percentiles(dshRuns), percentiles(cpuRuns), percentiles(rgRuns)
 		res.Searches = append(res.Searches, ws)
 	}
 	logf("dsh sessions list, dsh index status")
 	var out []byte
-	if res.List, res.ListRSS, out, err = timed("sessions", "list", "--json"); err != nil {
+	if res.List, res.ListCPU, res.ListRSS, out, err = timed("sessions", "list", "--json"); err != nil {
 		return res, err
 	}
 	var rows []json.RawMessage
@@ -170,10 +209,10 @@ func measureWhole(ctx context.Context, bin string, l layout, ws string, runs int
 		return res, fmt.Errorf("dsh sessions list printed %q", out)
 	}
 	res.ListRows = len(rows)
-	if res.ListAll, _, _, err = timed("sessions", "list", "--all-workspaces", "--limit", "50"); err != nil {
+	if res.ListAll, res.ListAllCPU, _, _, err = timed("sessions", "list", "--all-workspaces", "--limit", "50"); err != nil {
 		return res, err
 	}
-	if res.Status, _, _, err = timed("index", "status"); err != nil {
+	if res.Status, res.StatusCPU, _, _, err = timed("index", "status"); err != nil {
 		return res, err
 	}
 	logf("ACP initialize and session/list")
@@ -189,8 +228,17 @@ func measureWhole(ctx context.Context, bin string, l layout, ws string, runs int
 		res.ACPListed = s.Listed
 	}
 	res.ACPInit, res.ACPList = percentiles(inits), percentiles(lists)
+	logf("TUI /resume picker (dsh tui in a tmux pane)")
+	if res.Resume, err = measureResume(ctx, bin, l, ws, res.Runs); err != nil {
+		return res, err
+	}
 	logf("search after another process appended 1,000 events to 10 sessions")
-	if res.Appended, res.AppendHits, err = measureAppended(ctx, l, ws, res.Runs, dsh); err != nil {
+	if res.Appended, res.AppendCPU, res.AppendHits, err = measureAppended(ctx, l, ws, res.Runs, dsh); err != nil {
+		return res, err
+	}
+	// Last: it replaces the index the rows above read.
+	logf("dsh index rebuild (once)")
+	if res.Rebuild, err = measureRebuild(l, dsh); err != nil {
 		return res, err
 	}
 	res.LoadAfter = loadAvg()
@@ -200,9 +248,9 @@ func measureWhole(ctx context.Context, bin string, l layout, ws string, runs int
 // measureAppended appends 100 events carrying a new word to each of ten
 // sessions of the workspace (as another dsh process would: Open, Append,
 // Flush, Close), then times the next search for that word.
-func measureAppended(ctx context.Context, l layout, ws string, runs int, dsh func(...string) (measured, error)) (latency, int, error) {
+func measureAppended(ctx context.Context, l layout, ws string, runs int, dsh func(...string) (measured, error)) (latency, latency, int, error) {
 	st := store.New(l.sessions, store.Options{Log: slog.New(slog.DiscardHandler)})
-	var samples []time.Duration
+	var samples, cpus []time.Duration
 	hits := 0
 	for round := range runs + 1 {
 		word := fmt.Sprintf("appendround%dx%d", round, time.Now().UnixNano()%1_000_000)
@@ -210,7 +258,7 @@ func measureAppended(ctx context.Context, l layout, ws string, runs int, dsh fun
 			id := fmt.Sprintf("00000000-0000-4000-8000-bench%07d", i)
 			w, _, events, err := st.Open(ctx, id)
 			if err != nil {
-				return latency{}, 0, err
+				return latency{}, latency{}, 0, err
 			}
 			turn := 0
 			for _, e := range events {
@@ -226,23 +274,23 @@ func measureAppended(ctx context.Context, l layout, ws string, runs int, dsh fun
 				err = cerr
 			}
 			if err != nil {
-				return latency{}, 0, err
+				return latency{}, latency{}, 0, err
 			}
 		}
 		m, err := dsh("sessions", "search", "--json", word)
 		if err != nil {
-			return latency{}, 0, err
+			return latency{}, latency{}, 0, err
 		}
 		var found []json.RawMessage
 		if err := json.Unmarshal(m.stdout, &found); err != nil {
-			return latency{}, 0, fmt.Errorf("dsh sessions search %q printed %q", word, m.stdout)
+			return latency{}, latency{}, 0, fmt.Errorf("dsh sessions search %q printed %q", word, m.stdout)
 		}
 		hits = len(found)
 		if round > 0 {
-			samples = append(samples, m.wall)
+			samples, cpus = append(samples, m.wall), append(cpus, m.cpu)
 		}
 	}
-	return percentiles(samples), hits, nil
+	return percentiles(samples), percentiles(cpus), hits, nil
 }
 
 // turnWith is a completed 100-event turn whose prompt is text.
@@ -289,14 +337,16 @@ func (r *report) printWhole(row func(...string)) {
 		if !w.RGMissing {
 			rg, ratioCell = pp(q.RG), times(q.RG.P50, q.DSH.P50, 1)
 		}
-		row(fmt.Sprintf("dsh sessions search --all-workspaces %q (%d hits)", q.Text, q.Hits), pp(q.DSH), rg, ratioCell, mb(w.SearchRSS))
+		row(fmt.Sprintf("dsh sessions search --all-workspaces %q (%d hits)", q.Text, q.Hits), ppCPU(q.DSH, q.CPU), rg, ratioCell, mb(w.SearchRSS))
 	}
-	row(fmt.Sprintf("dsh sessions list (one workspace, %d sessions)", w.ListRows), pp(w.List), "", "", mb(w.ListRSS))
-	row("dsh sessions list --all-workspaces --limit 50", pp(w.ListAll), "", "", "")
-	row("dsh index status", pp(w.Status), "", "", "")
+	row(fmt.Sprintf("dsh sessions list (one workspace, %d sessions)", w.ListRows), ppCPU(w.List, w.ListCPU), "", "", mb(w.ListRSS))
+	row("dsh sessions list --all-workspaces --limit 50", ppCPU(w.ListAll, w.ListAllCPU), "", "", "")
+	row("dsh index status", ppCPU(w.Status, w.StatusCPU), "", "", "")
 	row("ACP spawn → initialize response (corpus home)", pp(w.ACPInit), "", "", "")
 	row(fmt.Sprintf("ACP session/list first page after initialize (%d sessions)", w.ACPListed), pp(w.ACPList), "", "", "")
-	row(fmt.Sprintf("search after another process appended 1,000 events to 10 sessions (%d found)", w.AppendHits), pp(w.Appended), "", "", "")
+	w.Resume.row(row)
+	row(fmt.Sprintf("search after another process appended 1,000 events to 10 sessions (%d found)", w.AppendHits), ppCPU(w.Appended, w.AppendCPU), "", "", "")
+	w.Rebuild.row(row)
 }
 
 func (r *report) printWholeTargets(row func(...string)) {
@@ -326,9 +376,14 @@ func (r *report) printWholeTargets(row func(...string)) {
 	row("dsh index status ≤ 20 ms", ms(w.Status.P50), "", verdict(w.Status.P50 <= targetProcStatus), "")
 	row("ACP initialize ≤ 12 ms from spawn", ms(w.ACPInit.P50), "", verdict(w.ACPInit.P50 <= targetACPInit), "")
 	row("ACP session/list first page ≤ 10 ms after initialize", ms(w.ACPList.P50), "", verdict(w.ACPList.P50 <= targetACPList), "")
+	w.Resume.target(row, verdict)
 	row("search after 1,000 appended events ≤ 60 ms and finds them", fmt.Sprintf("%s, %d of 10 found", ms(w.Appended.P50), w.AppendHits), "", verdict(w.Appended.P50 <= targetAppended && w.AppendHits == 10), "")
 	row("search process peak RSS ≤ 80 MB", mb(w.SearchRSS), "", verdict(w.SearchRSS <= targetSearchRSS), "")
+	w.Rebuild.targets(row, verdict)
 }
+
+// ppCPU is pp with the CPU time's p50 beside it.
+func ppCPU(wall, cpu latency) string { return pp(wall) + " · CPU p50 " + ms(cpu.P50) }
 
 // printWholeOnly is the table of a -whole-only run.
 func (r *report) printWholeOnly(w io.Writer) {
