@@ -3,13 +3,16 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 )
 
 // seed is one past session: its only prompt and its workspace ("" for the
@@ -200,6 +203,111 @@ func TestResumeAndSearchShowForkLineageAndLastActivity(t *testing.T) {
 	screen = d.waitText("Search walrus", "fork of "+shortID(parent), "2h ago")
 	if strings.Contains(screen, "10d ago") {
 		t.Errorf("search shows the creation time instead of the last activity:\n%s", screen)
+	}
+	d.exit()
+}
+
+// recordingQuery records the catalog reads the UI asks for.
+type recordingQuery struct {
+	Query
+	mu   sync.Mutex
+	reqs []sessionquery.SummaryRequest
+}
+
+func (q *recordingQuery) ListSummaries(ctx context.Context, req sessionquery.SummaryRequest) (sessionquery.SummaryPage, error) {
+	q.mu.Lock()
+	q.reqs = append(q.reqs, req)
+	q.mu.Unlock()
+	return q.Query.ListSummaries(ctx, req)
+}
+
+func (q *recordingQuery) requests() []sessionquery.SummaryRequest {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return slices.Clone(q.reqs)
+}
+
+// The picker reads this workspace's sessions (and the titles of their
+// forks' parents elsewhere) when it opens, and every workspace's only once
+// Tab shows them: its cost follows what it shows, not the history.
+func TestResumePickerReadsThisWorkspaceUntilTabShowsEveryOne(t *testing.T) {
+	b := newBackend(t, newScripted(textReply("", "one"), textReply("", "two")))
+	elsewhere := t.TempDir()
+	ids := seedSessions(t, b,
+		seed{prompt: "fix the upload bug"},
+		seed{prompt: "tune the cache layer", cwd: elsewhere},
+	)
+	// A fork here of the session elsewhere, with a title of its own.
+	parent := ids["tune the cache layer"]
+	src, events, err := b.store.Inspect(context.Background(), parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, seedEvents, err := session.Fork(src, events, session.ForkLatest, "ffffffff-fork", testNow.UnixMilli())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Cwd = session.Ptr(b.cwd)
+	first := -1
+	for _, e := range seedEvents {
+		if e.Type == session.TypeUserMessage && first < 0 {
+			first = e.Seq
+		}
+	}
+	seedEvents = append(seedEvents, session.Event{Type: session.TypeSessionTitle, Seq: len(seedEvents), Time: testNow.UnixMilli(),
+		Data: session.MustMarshal(session.SessionTitle{Title: "cache layer, second try", MessageSeqs: []int{first}, Source: []byte(`{"kind":"user"}`)})})
+	w, err := b.store.Create(h, seedEvents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	q := &recordingQuery{Query: b.query}
+	d := startUI(t, b, func(o *Options) { o.Query = q })
+	d.submit("/resume")
+	screen := d.waitText("Resume a session", "fix the upload bug", "cache layer, second try", "fork of "+shortID(parent)+" tune the cache layer")
+	if strings.Count(screen, "tune the cache layer") != 1 {
+		t.Errorf("the session elsewhere is listed by default:\n%s", screen)
+	}
+	reqs := q.requests()
+	if len(reqs) != 1 || len(reqs[0].Cwds) == 0 || !slices.Contains(reqs[0].Cwds, b.cwd) {
+		t.Fatalf("opening the picker read %+v, want this workspace's sessions alone", reqs)
+	}
+	d.key(tcell.KeyTab)
+	d.waitText("all workspaces", "tune the cache layer  /")
+	d.key(tcell.KeyTab)
+	d.waitGone("tune the cache layer  /")
+	d.key(tcell.KeyTab)
+	d.waitText("all workspaces", "tune the cache layer  /")
+	if reqs := q.requests(); len(reqs) != 2 || reqs[1].Cwds != nil {
+		t.Errorf("after Tab the picker read %+v, want one more read of every workspace", reqs)
+	}
+	d.exit()
+}
+
+// /search reads the catalog of its hits' workspaces, each once, for last
+// activity and lineage: never the whole history.
+func TestSearchReadsTheCatalogOfItsHitsWorkspacesOnly(t *testing.T) {
+	b := newBackend(t, newScripted(textReply("", "one"), textReply("", "two"), textReply("", "three")))
+	elsewhere, unrelated := t.TempDir(), t.TempDir()
+	seedSessions(t, b,
+		seed{prompt: "the walrus here"},
+		seed{prompt: "the walrus elsewhere", cwd: elsewhere},
+		seed{prompt: "nothing to see", cwd: unrelated},
+	)
+	q := &recordingQuery{Query: b.query}
+	d := startUI(t, b, func(o *Options) { o.Query = q })
+	d.submit("/search walrus")
+	d.waitText("Search walrus", "the walrus here", "1 session")
+	if reqs := q.requests(); len(reqs) != 1 || !slices.Equal(reqs[0].Cwds, []string{b.cwd}) {
+		t.Fatalf("the search read the catalog %+v, want this workspace's alone", reqs)
+	}
+	d.key(tcell.KeyTab)
+	d.waitText("all workspaces", "the walrus elsewhere", "2 sessions")
+	if reqs := q.requests(); len(reqs) != 2 || !slices.Equal(reqs[1].Cwds, []string{elsewhere}) {
+		t.Errorf("the search of every workspace read the catalog %+v, want one more read of the other hit's workspace", reqs)
 	}
 	d.exit()
 }

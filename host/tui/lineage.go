@@ -1,6 +1,9 @@
 package tui
 
 import (
+	"context"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/seed-e9b4dba4/dsh/host/session"
@@ -42,4 +45,57 @@ func (c catalog) forkOf(h session.Header, title string) string {
 		out += " " + oneLine(p.Title.Title)
 	}
 	return out
+}
+
+// summariesFor returns c (a new catalog when nil) with what a list of
+// headers needs beside their titles: the summaries of the headers'
+// workspaces it lacks, one catalog read for them all, and the titles of
+// their forks' parents that are still missing. Its cost follows the
+// sessions shown and their workspaces, not the whole history. A failed
+// read leaves the rows to show what they have (creation times, bare ids).
+func summariesFor(ctx context.Context, q Query, c catalog, headers []session.Header) catalog {
+	out := maps.Clone(c)
+	if out == nil {
+		out = catalog{}
+	}
+	var cwds []string
+	for _, h := range headers {
+		if _, ok := out[h.ID]; !ok && h.Cwd != nil && !slices.Contains(cwds, *h.Cwd) {
+			cwds = append(cwds, *h.Cwd)
+		}
+	}
+	if len(cwds) > 0 {
+		if page, err := q.ListSummaries(ctx, sessionquery.SummaryRequest{Cwds: cwds}); err == nil {
+			for _, s := range page.Items {
+				out[s.Header.ID] = s
+			}
+		}
+	}
+	return out.withParents(ctx, q, headers)
+}
+
+// withParents adds the titles of the parents of headers' forks that c
+// lacks (a summary holding the parent's header and title alone).
+func (c catalog) withParents(ctx context.Context, q Query, headers []session.Header) catalog {
+	var ids []string
+	for _, h := range headers {
+		if p := h.ParentSession; p != nil && !slices.Contains(ids, *p) {
+			if _, ok := c[*p]; !ok {
+				ids = append(ids, *p)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return c
+	}
+	titles, err := q.ReadTitleSnapshots(ctx, ids)
+	if err != nil {
+		return c // the fork rows name their parents by id alone
+	}
+	for _, t := range titles {
+		if t.Status == sessionquery.Fulfilled && t.Value != nil {
+			c[t.SessionID] = sessionquery.SessionSummary{Header: t.Value.Session, Title: t.Value.Title}
+		}
+	}
+	return c
 }

@@ -6,20 +6,26 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 )
 
 // resumePicker lists past sessions through the session-query service:
-// this workspace's by default, every workspace after Tab.
+// this workspace's by default, every workspace after Tab. Each scope is
+// read from the catalog when it is first shown, so opening the picker
+// costs this workspace's sessions, not the whole history's.
 type resumePicker struct {
 	u   *ui
 	p   *picker
 	all bool
-	// records are every session's summary (title, size, last activity)
-	// from the service's catalog, newest first.
+	// records are the summaries (title, size, last activity) of the
+	// widest scope read so far, newest first.
 	records []sessionquery.SessionSummary
-	byID    catalog
-	loaded  bool
+	// byID holds the records and the parents of this workspace's forks.
+	byID catalog
+	// loaded says this workspace's sessions were read, loadedAll every
+	// workspace's; loadingAll that the second read runs.
+	loaded, loadedAll, loadingAll bool
 	// direct is the id prefix given with /resume; a unique match is
 	// resumed without showing the list.
 	direct string
@@ -39,6 +45,9 @@ func (u *ui) resumeCommand(arg string) {
 	r.p.extra = func(ev *tcell.EventKey) bool {
 		if ev.Key() == tcell.KeyTab {
 			r.all = !r.all
+			if r.all && !r.loadedAll {
+				r.loadAll()
+			}
 			r.rebuild()
 			return true
 		}
@@ -48,6 +57,11 @@ func (u *ui) resumeCommand(arg string) {
 	r.p.status = "loading…"
 	r.p.filter.SetText(arg)
 	r.p.open()
+	if arg != "" {
+		// An id prefix is looked up in every workspace.
+		r.loadAll()
+		return
+	}
 	u.pageCtx(pagePicker, r.load)
 }
 
@@ -60,21 +74,56 @@ func (r *resumePicker) heading() []span {
 	return []span{{" Resume a session ", th.bar.Bold(true)}, {"· " + scope, th.bar}}
 }
 
-// load lists every session's summary in one catalog read (titles and
-// sizes included, no log is read) and posts it; it stops when the picker
+// load lists this workspace's sessions in one catalog read (titles and
+// sizes included, no log is read), with the titles of their forks'
+// parents that live elsewhere, and posts them; it stops when the picker
 // closes.
 func (r *resumePicker) load(ctx context.Context) {
 	u := r.u
-	page, err := u.opts.Query.ListSummaries(ctx, sessionquery.SummaryRequest{})
+	page, err := u.opts.Query.ListSummaries(ctx, sessionquery.SummaryRequest{Cwds: u.ws.Forms()})
+	var byID catalog
+	if err == nil {
+		headers := make([]session.Header, len(page.Items))
+		for i, s := range page.Items {
+			headers[i] = s.Header
+		}
+		byID = catalogOf(page.Items).withParents(ctx, u.opts.Query, headers)
+	}
 	u.post.post(func() {
+		if r.loadedAll {
+			return // the wider read won
+		}
 		if err != nil {
 			r.p.status = "listing failed: " + oneLine(err.Error())
 			return
 		}
-		r.records, r.byID, r.loaded = page.Items, catalogOf(page.Items), true
+		r.records, r.byID, r.loaded = page.Items, byID, true
 		r.p.status = ""
 		r.rebuild()
-		r.resolveDirect()
+	})
+}
+
+// loadAll lists every workspace's sessions in one catalog read, the first
+// time they are shown or an id prefix is looked up.
+func (r *resumePicker) loadAll() {
+	if r.loadingAll {
+		return
+	}
+	r.loadingAll = true
+	u := r.u
+	u.pageCtx(pagePicker, func(ctx context.Context) {
+		page, err := u.opts.Query.ListSummaries(ctx, sessionquery.SummaryRequest{})
+		u.post.post(func() {
+			if err != nil {
+				r.loadingAll = false
+				r.p.status = "listing failed: " + oneLine(err.Error())
+				return
+			}
+			r.records, r.byID, r.loaded, r.loadedAll = page.Items, catalogOf(page.Items), true, true
+			r.p.status = ""
+			r.rebuild()
+			r.resolveDirect()
+		})
 	})
 }
 
@@ -136,6 +185,10 @@ func (r *resumePicker) rebuild() {
 		})
 	}
 	r.p.setItems(items)
+	if r.all && !r.loadedAll {
+		r.p.status = "loading…"
+		return
+	}
 	if r.loaded && len(items) == 0 {
 		if r.all {
 			r.p.status = "no sessions yet"

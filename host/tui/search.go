@@ -30,8 +30,9 @@ type searchPage struct {
 	status string
 	// targets maps a list row to what Enter opens.
 	targets []searchTarget
-	// catalog is read with the first search, for last activity and
-	// lineage; nil until then or when it cannot be read.
+	// catalog holds, for last activity and lineage, the summaries of the
+	// hits' workspaces and their forks' parents, read as searches need
+	// them (nil before the first).
 	catalog catalog
 }
 
@@ -111,7 +112,7 @@ func (s *searchPage) run() {
 }
 
 // search runs the session search and fetches each session's strongest
-// hits and title, and the catalog when cat is nil.
+// hits and title, and what the catalog cat lacks for them.
 func search(ctx context.Context, q Query, query string, all bool, ws session.Workspace, cat catalog) (searchResult, error) {
 	req := sessionquery.SessionSearchRequest{Query: query, Limit: ptr(searchSessions)}
 	if !all {
@@ -145,10 +146,12 @@ func search(ctx context.Context, q Query, query string, all bool, ws session.Wor
 			}
 		}
 	}
-	if cat == nil && len(groups) > 0 {
-		if sums, err := q.ListSummaries(ctx, sessionquery.SummaryRequest{}); err == nil {
-			cat = catalogOf(sums.Items)
+	if len(groups) > 0 {
+		headers := make([]session.Header, len(groups))
+		for i, g := range groups {
+			headers[i] = g.hit.Header
 		}
+		cat = summariesFor(ctx, q, cat, headers)
 	}
 	return searchResult{groups: groups, more: page.NextCursor != nil, catalog: cat}, nil
 }
