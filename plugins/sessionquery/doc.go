@@ -40,4 +40,9 @@
 // variable (DSH_PLUGINS_SESSION_QUERY_MAX_SEARCH_RESULTS) and flag, so the
 // message names the key the user can actually type; the bounds are the
 // design's.
+//
+// testdata/acceptance.txt maps each acceptance behaviour of the design
+// (session-query.md §7) to the Go tests that pin it, across this package,
+// host/sessionquery, host/searchindex and host/session; a test keeps every
+// name in it real.
 package sessionquery
