@@ -23,6 +23,8 @@ type ColdStart struct {
 	Initialize time.Duration // start to the initialize response
 	List       time.Duration // session/list (first page) answered, when asked
 	Listed     int           // sessions on that first page
+	Load       time.Duration // session/load answered, its replay before it, when asked
+	Replayed   int           // session/update frames of that replay
 	NewSession time.Duration // session/new answered
 	FirstChunk time.Duration // prompt sent to its first agent_message_chunk
 	// StartToFirstChunk is process start to that first chunk.
@@ -57,6 +59,8 @@ type ColdStartOptions struct {
 	// initialize (of ListCwd's sessions when set).
 	List    bool
 	ListCwd string
+	// Load, when set, also loads this session (of LoadCwd) after that.
+	Load, LoadCwd string
 	// MCPServers are sent in session/new's mcpServers.
 	MCPServers []StdioServer
 	// Set adds --set flags (key=value) to the command line.
@@ -156,7 +160,7 @@ func ACPColdStart(ctx context.Context, o ColdStartOptions) (ColdStart, error) {
 	if err := send(initializeLine); err != nil {
 		return fail(err)
 	}
-	if _, err := await(r, 1, nil, nil, nil, start); err != nil {
+	if _, err := await(r, 1, &watch{}); err != nil {
 		return fail(err)
 	}
 	s.Initialize = time.Since(start)
@@ -169,7 +173,7 @@ func ACPColdStart(ctx context.Context, o ColdStartOptions) (ColdStart, error) {
 		if err := send(`{"jsonrpc":"2.0","id":9,"method":"session/list","params":` + params + `}`); err != nil {
 			return fail(err)
 		}
-		raw, err := await(r, 9, nil, nil, nil, t)
+		raw, err := await(r, 9, &watch{})
 		if err != nil {
 			return fail(err)
 		}
@@ -182,12 +186,23 @@ func ACPColdStart(ctx context.Context, o ColdStartOptions) (ColdStart, error) {
 		}
 		s.Listed = len(page.Sessions)
 	}
+	if o.Load != "" {
+		t := time.Now()
+		if err := send(fmt.Sprintf(`{"jsonrpc":"2.0","id":8,"method":"session/load","params":{"sessionId":%q,"cwd":%q,"mcpServers":[]}}`, o.Load, o.LoadCwd)); err != nil {
+			return fail(err)
+		}
+		w := &watch{}
+		if _, err := await(r, 8, w); err != nil {
+			return fail(err)
+		}
+		s.Load, s.Replayed = time.Since(t), w.updates
+	}
 	if o.Prompt {
 		t := time.Now()
 		if err := send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":%q,"mcpServers":%s}}`, cwd, servers)); err != nil {
 			return fail(err)
 		}
-		raw, err := await(r, 2, nil, nil, nil, t)
+		raw, err := await(r, 2, &watch{})
 		if err != nil {
 			return fail(err)
 		}
@@ -202,9 +217,11 @@ func ACPColdStart(ctx context.Context, o ColdStartOptions) (ColdStart, error) {
 		if err := send(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"ping"}]}}`, created.SessionID)); err != nil {
 			return fail(err)
 		}
-		if _, err := awaitLive(r, 3, &s.FirstChunk, &s.ToolCall, &s.ToolOutput, &s.LiveOutput, t); err != nil {
+		w := &watch{since: t, chunk: true, tool: true, live: true}
+		if _, err := await(r, 3, w); err != nil {
 			return fail(err)
 		}
+		s.FirstChunk, s.ToolCall, s.ToolOutput, s.LiveOutput = w.firstChunk, w.toolCall, w.toolOutput, w.liveOutput
 		if s.FirstChunk == 0 {
 			return fail(errors.New("the prompt streamed no agent_message_chunk"))
 		}
@@ -221,20 +238,29 @@ func ACPColdStart(ctx context.Context, o ColdStartOptions) (ColdStart, error) {
 	return s, nil
 }
 
-// await reads frames until the response to id and returns its result,
-// noting when the first agent_message_chunk arrived (chunk) and how long
-// the first tool card took from its tool_call to its final update (tool,
-// whose status and text go to output).
-func await(r *bufio.Reader, id int, chunk, tool *time.Duration, output *string, since time.Time) (json.RawMessage, error) {
-	return awaitLive(r, id, chunk, tool, output, nil, since)
+// watch says what await notes on the way to an answer, and holds it.
+type watch struct {
+	// since is when the request was sent.
+	since time.Time
+	// chunk notes when the first agent_message_chunk arrived; tool how
+	// long the first tool card took from its tool_call to its final update
+	// (completed or failed), and that update's status and text; live how
+	// long a "live-ns=N" line took from the command's clock to an
+	// in-progress update showing it.
+	chunk, tool, live bool
+
+	firstChunk, toolCall, liveOutput time.Duration
+	toolOutput                       string
+	// updates counts the session/update frames before the answer.
+	updates int
 }
 
 // liveMark is the line a streaming command prints for LiveOutput.
 var liveMark = regexp.MustCompile(`live-ns=(\d+)`)
 
-// awaitLive is await, also noting (in live) how long a "live-ns=N" line
-// took from the command's clock to an in-progress update showing it.
-func awaitLive(r *bufio.Reader, id int, chunk, tool *time.Duration, output *string, live *time.Duration, since time.Time) (json.RawMessage, error) {
+// await reads frames until the response to id and returns its result,
+// noting on the way what w asks for.
+func await(r *bufio.Reader, id int, w *watch) (json.RawMessage, error) {
 	var toolID string
 	var toolStart time.Time
 	for {
@@ -264,24 +290,27 @@ func awaitLive(r *bufio.Reader, id int, chunk, tool *time.Duration, output *stri
 		if f.Method == "session/request_permission" {
 			return nil, errors.New("dsh asked for a permission, which the benchmark does not answer (run it in bypass mode)")
 		}
+		if f.Method == "session/update" {
+			w.updates++
+		}
 		u := f.Params.Update
-		if live != nil && *live == 0 && u.SessionUpdate == "tool_call_update" && u.Status == "in_progress" {
+		if w.live && w.liveOutput == 0 && u.SessionUpdate == "tool_call_update" && u.Status == "in_progress" {
 			if m := liveMark.FindSubmatch(u.Content); m != nil {
 				if ns, err := strconv.ParseInt(string(m[1]), 10, 64); err == nil {
-					*live = max(time.Duration(time.Now().UnixNano()-ns), 1)
+					w.liveOutput = max(time.Duration(time.Now().UnixNano()-ns), 1)
 				}
 			}
 		}
-		if chunk != nil && *chunk == 0 && u.SessionUpdate == "agent_message_chunk" {
-			*chunk = time.Since(since)
+		if w.chunk && w.firstChunk == 0 && u.SessionUpdate == "agent_message_chunk" {
+			w.firstChunk = time.Since(w.since)
 		}
-		if tool != nil && *tool == 0 {
+		if w.tool && w.toolCall == 0 {
 			switch {
 			case u.SessionUpdate == "tool_call" && toolID == "":
 				toolID, toolStart = u.ToolCallID, time.Now()
 			case u.SessionUpdate == "tool_call_update" && u.ToolCallID == toolID && (u.Status == "completed" || u.Status == "failed"):
-				*tool = time.Since(toolStart)
-				*output = u.Status
+				w.toolCall = time.Since(toolStart)
+				w.toolOutput = u.Status
 				var content []struct {
 					Content struct {
 						Text string `json:"text"`
@@ -289,7 +318,7 @@ func awaitLive(r *bufio.Reader, id int, chunk, tool *time.Duration, output *stri
 				}
 				_ = json.Unmarshal(u.Content, &content)
 				for _, c := range content {
-					*output += "\n" + c.Content.Text
+					w.toolOutput += "\n" + c.Content.Text
 				}
 			}
 		}

@@ -155,3 +155,17 @@ func Sample(ctx context.Context, dir string, sessions int) (*store.Store, []stor
 	}
 	return st, entries, nil
 }
+
+// SessionIn generates one session of the corpus's shape in cwd: whole
+// turns until it holds at least events events, then its title. The same
+// seed gives the same session, with the id given.
+func SessionIn(seed uint64, id, cwd string, events int) (session.Header, []session.Event) {
+	r := rand.New(rand.NewPCG(seed, 0))
+	b := newSession(r, 0, Options{Seed: seed}, false)
+	b.header.ID, b.header.Cwd = id, &cwd
+	for len(b.events) < events {
+		b.oneTurn()
+	}
+	b.title()
+	return b.header, b.events
+}

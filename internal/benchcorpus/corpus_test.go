@@ -127,3 +127,39 @@ func TestGeneratedLogsAreValidAndPlantTheRareIDOnce(t *testing.T) {
 		t.Errorf("%d events per session on average; the presets assume about 200", per)
 	}
 }
+
+// SessionIn is one valid session of the corpus's shape, of the size asked,
+// in the workspace and with the id asked, the same for the same seed.
+func TestSessionInIsOneValidSessionOfTheSizeAsked(t *testing.T) {
+	h, log := SessionIn(7, "00000000-0000-4000-8000-000000000500", "/work/project", 500)
+	if err := session.ValidateLog(h, log); err != nil {
+		t.Fatal(err)
+	}
+	if h.ID != "00000000-0000-4000-8000-000000000500" || h.CwdOrEmpty() != "/work/project" {
+		t.Errorf("header = %+v", h)
+	}
+	if n := len(log); n < 500 || n > 700 {
+		t.Errorf("%d events, want about 500", n)
+	}
+	tools := 0
+	for _, e := range log {
+		if e.Type == session.TypeToolResult {
+			tools++
+		}
+	}
+	if tools == 0 {
+		t.Error("no tool results: not the corpus's shape")
+	}
+	h2, log2 := SessionIn(7, h.ID, "/work/project", 500)
+	a, _ := session.Marshal(struct {
+		H session.Header
+		L []session.Event
+	}{h, log})
+	b, _ := session.Marshal(struct {
+		H session.Header
+		L []session.Event
+	}{h2, log2})
+	if !bytes.Equal(a, b) {
+		t.Error("the same seed gave another session")
+	}
+}

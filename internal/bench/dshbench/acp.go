@@ -3,10 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"time"
 
+	"github.com/seed-e9b4dba4/dsh/host/store"
 	"github.com/seed-e9b4dba4/dsh/internal/bench"
+	"github.com/seed-e9b4dba4/dsh/internal/benchcorpus"
 	"github.com/seed-e9b4dba4/dsh/internal/fakellm"
 )
 
@@ -72,4 +77,41 @@ func startTrue(ctx context.Context) (time.Duration, int64, error) {
 		return 0, 0, fmt.Errorf("true: %w", err)
 	}
 	return time.Since(start), bench.MaxRSS(cmd.ProcessState), nil
+}
+
+// loadSessionEvents is the size of the session the ACP load row opens.
+const loadSessionEvents = 500
+
+// loadSessionID names that session.
+const loadSessionID = "00000000-0000-4000-8000-load00000500"
+
+// ensureLoadSession gives the corpus home a session of about
+// loadSessionEvents events, of the corpus's shape, in a directory of its
+// own (session/load needs a workspace that exists), once; a reused corpus
+// keeps it. It returns the session's id and workspace.
+func ensureLoadSession(ctx context.Context, l layout) (id, cwd string, err error) {
+	dir := filepath.Join(l.dir, "load-workspace")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", "", err
+	}
+	if dir, err = filepath.EvalSymlinks(dir); err != nil {
+		return "", "", err
+	}
+	st := store.New(l.sessions, store.Options{Log: slog.New(slog.DiscardHandler)})
+	if _, err := st.Stat(ctx, loadSessionID); err == nil {
+		return loadSessionID, dir, nil
+	}
+	h, events := benchcorpus.SessionIn(5, loadSessionID, dir, loadSessionEvents)
+	w, err := st.Create(h, events)
+	if err != nil {
+		return "", "", err
+	}
+	return loadSessionID, dir, w.Close()
+}
+
+// eventsOf is the number of events in session id's log.
+func eventsOf(ctx context.Context, l layout, id string) (int, error) {
+	st := store.New(l.sessions, store.Options{Log: slog.New(slog.DiscardHandler)})
+	_, events, err := st.Inspect(ctx, id)
+	return len(events), err
 }

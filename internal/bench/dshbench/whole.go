@@ -56,6 +56,9 @@ type wholeResult struct {
 	ACPInit    latency       `json:"acpInit"`
 	ACPList    latency       `json:"acpList"`
 	ACPListed  int           `json:"acpListed"`
+	ACPLoad    latency       `json:"acpLoad"`
+	ACPLoaded  int           `json:"acpLoaded"` // events of the loaded session
+	ACPReplay  int           `json:"acpReplay"` // session/update frames of its replay
 	Resume     resumeResult  `json:"resume"`
 	Appended   latency       `json:"appended"`
 	AppendCPU  latency       `json:"appendCPU"`
@@ -215,19 +218,27 @@ func measureWhole(ctx context.Context, bin string, l layout, ws string, runs int
 	if res.Status, res.StatusCPU, _, _, err = timed("index", "status"); err != nil {
 		return res, err
 	}
-	logf("ACP initialize and session/list")
-	var inits, lists []time.Duration
+	logf("ACP initialize, session/list and session/load")
+	loadID, loadCwd, err := ensureLoadSession(ctx, l)
+	if err != nil {
+		return res, err
+	}
+	var inits, lists, loads []time.Duration
 	for i := range res.Runs + 1 {
-		s, err := bench.ACPColdStart(ctx, bench.ColdStartOptions{Bin: bin, Home: l.home, BaseURL: "http://127.0.0.1:9", List: true, ListCwd: ws})
+		s, err := bench.ACPColdStart(ctx, bench.ColdStartOptions{Bin: bin, Home: l.home, BaseURL: "http://127.0.0.1:9",
+			List: true, ListCwd: ws, Load: loadID, LoadCwd: loadCwd})
 		if err != nil {
 			return res, err
 		}
 		if i > 0 {
-			inits, lists = append(inits, s.Initialize), append(lists, s.List)
+			inits, lists, loads = append(inits, s.Initialize), append(lists, s.List), append(loads, s.Load)
 		}
-		res.ACPListed = s.Listed
+		res.ACPListed, res.ACPReplay = s.Listed, s.Replayed
 	}
-	res.ACPInit, res.ACPList = percentiles(inits), percentiles(lists)
+	res.ACPInit, res.ACPList, res.ACPLoad = percentiles(inits), percentiles(lists), percentiles(loads)
+	if res.ACPLoaded, err = eventsOf(ctx, l, loadID); err != nil {
+		return res, err
+	}
 	logf("TUI /resume picker (dsh tui in a tmux pane)")
 	if res.Resume, err = measureResume(ctx, bin, l, ws, res.Runs); err != nil {
 		return res, err
@@ -324,6 +335,7 @@ const (
 	targetProcStatus     = 20 * time.Millisecond
 	targetACPInit        = 12 * time.Millisecond
 	targetACPList        = 10 * time.Millisecond
+	targetACPLoad        = 50 * time.Millisecond
 	targetAppended       = 60 * time.Millisecond
 	targetSearchRSS      = 80 << 20
 )
@@ -344,6 +356,7 @@ func (r *report) printWhole(row func(...string)) {
 	row("dsh index status", ppCPU(w.Status, w.StatusCPU), "", "", "")
 	row("ACP spawn → initialize response (corpus home)", pp(w.ACPInit), "", "", "")
 	row(fmt.Sprintf("ACP session/list first page after initialize (%d sessions)", w.ACPListed), pp(w.ACPList), "", "", "")
+	row(fmt.Sprintf("ACP session/load of a %d-event session after that", w.ACPLoaded), pp(w.ACPLoad), fmt.Sprintf("%d updates replayed", w.ACPReplay), "", "")
 	w.Resume.row(row)
 	row(fmt.Sprintf("search after another process appended 1,000 events to 10 sessions (%d found)", w.AppendHits), ppCPU(w.Appended, w.AppendCPU), "", "", "")
 	w.Rebuild.row(row)
@@ -376,6 +389,7 @@ func (r *report) printWholeTargets(row func(...string)) {
 	row("dsh index status ≤ 20 ms", ms(w.Status.P50), "", verdict(w.Status.P50 <= targetProcStatus), "")
 	row("ACP initialize ≤ 12 ms from spawn", ms(w.ACPInit.P50), "", verdict(w.ACPInit.P50 <= targetACPInit), "")
 	row("ACP session/list first page ≤ 10 ms after initialize", ms(w.ACPList.P50), "", verdict(w.ACPList.P50 <= targetACPList), "")
+	row(fmt.Sprintf("ACP session/load of a %d-event session ≤ 50 ms", w.ACPLoaded), ms(w.ACPLoad.P50), "", verdict(w.ACPLoad.P50 <= targetACPLoad), "")
 	w.Resume.target(row, verdict)
 	row("search after 1,000 appended events ≤ 60 ms and finds them", fmt.Sprintf("%s, %d of 10 found", ms(w.Appended.P50), w.AppendHits), "", verdict(w.Appended.P50 <= targetAppended && w.AppendHits == 10), "")
 	row("search process peak RSS ≤ 80 MB", mb(w.SearchRSS), "", verdict(w.SearchRSS <= targetSearchRSS), "")
