@@ -41,6 +41,9 @@ type database struct {
 	notice string
 	// created says the file did not exist before this open.
 	created bool
+	// ordered says persisted_sessions_order was looked for (and made when
+	// the catalog is big enough); see ensureOrderIndex.
+	ordered bool
 }
 
 // fileIdent identifies the file a path named when it was opened, so a file

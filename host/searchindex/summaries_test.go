@@ -142,3 +142,90 @@ func TestPagesOfAKeptRankingMatchOneLargePage(t *testing.T) {
 		t.Errorf("paged = %v\nwant    %v", got, want)
 	}
 }
+
+// A page of every workspace's sessions reads a big catalog through
+// persisted_sessions_order, made by the first such page once the catalog
+// holds orderIndexFrom sessions; a smaller catalog, and a page of one
+// workspace, never make it. The pages are the same with it as without.
+func TestABigCatalogIsPagedThroughItsOrderIndex(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	hasIndex := func() bool {
+		return f.count(`SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'persisted_sessions_order'`) == 1
+	}
+	pages := func() [][]string {
+		var out [][]string
+		var after *sessionquery.SummaryPosition
+		for {
+			p, err := f.ix.Summaries(ctx, sessionquery.SummaryRequest{Limit: 200, After: after})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, summaryIDs(p))
+			if !p.More {
+				return out
+			}
+			last := p.Items[len(p.Items)-1].Header
+			after = &sessionquery.SummaryPosition{CreatedAt: last.CreatedAt, ID: last.ID}
+		}
+	}
+	// Ties on created_at are ordered by id.
+	for i := range orderIndexFrom - 1 {
+		f.persist(hdr(fmt.Sprintf("s%04d", i), int64(i/3)), texts("x"))
+	}
+	small := pages()
+	if hasIndex() {
+		t.Fatalf("a catalog of %d sessions got the order index", orderIndexFrom-1)
+	}
+	f.persist(hdr("s9999", 0), texts("x"))
+	if _, err := f.ix.Summaries(ctx, sessionquery.SummaryRequest{Cwds: []string{"/w"}, Limit: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if hasIndex() {
+		t.Fatal("a page of one workspace made the order index")
+	}
+	f.ix.Close()
+	f.ix = f.newIndex(f.cfg)
+	var want [][]string
+	func() {
+		// The same pages, sorted without the index, as the reference.
+		p, err := f.ix.Summaries(ctx, sessionquery.SummaryRequest{Cwds: []string{"/w"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := summaryIDs(p)
+		for len(ids) > 200 {
+			want, ids = append(want, ids[:200]), ids[200:]
+		}
+		want = append(want, ids)
+	}()
+	got := pages()
+	if !hasIndex() {
+		t.Fatalf("a catalog of %d sessions paged without the order index", orderIndexFrom)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("pages through the index differ from the sorted ones")
+	}
+	if len(small) != 3 || len(got) != 3 || len(got[2]) != orderIndexFrom-400 {
+		t.Errorf("pages of %d and %d", len(small), len(got))
+	}
+	var plan []string
+	if err := f.ix.begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := f.ix.db.conn.QueryContext(ctx, `EXPLAIN QUERY PLAN SELECT `+summaryColumns+` FROM persisted_sessions ORDER BY created_at DESC, session_id LIMIT 51`)
+	if err == nil {
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err == nil {
+				plan = append(plan, detail)
+			}
+		}
+		rows.Close()
+	}
+	f.ix.queue.release()
+	if err != nil || fmt.Sprint(plan) != "[SCAN persisted_sessions USING INDEX persisted_sessions_order]" {
+		t.Errorf("plan = %q, %v", plan, err)
+	}
+}
