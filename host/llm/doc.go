@@ -3,10 +3,11 @@
 // (block-start, text/reasoning/tool-call deltas, block-end, usage, finish),
 // typed failures with retry facts, and model information.
 //
-// It also holds the two pure pieces every caller of a provider shares: the
+// It also names the two pure pieces every caller of a provider shares: the
 // Assembler, the single algorithm that folds a chunk stream into an
-// assistant message's blocks, and the RetryPolicy that decides whether and
-// when a failed call is retried.
+// assistant message's blocks (defined with the chunk vocabulary in
+// host/stream, which the session store reads without this seam), and the
+// RetryPolicy that decides whether and when a failed call is retried.
 //
 // Providers live in sub-packages (openai for DeepSeek and any
 // OpenAI-compatible endpoint, replay for recorded sessions). A provider makes

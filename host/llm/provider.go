@@ -7,6 +7,7 @@ import (
 
 	"github.com/seed-e9b4dba4/dsh/host"
 	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/stream"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
 )
 
@@ -78,7 +79,7 @@ const (
 	CodeStreamClosed      = "STREAM_CLOSED"
 	CodeMalformed         = "MALFORMED_RESPONSE"
 	CodeEmptyResponse     = "EMPTY_RESPONSE"
-	CodeAborted           = "ABORTED"
+	CodeAborted           = stream.CodeAborted
 	CodeUnsupportedEffort = "UNSUPPORTED_REASONING_EFFORT"
 	CodeReplay            = "REPLAY"
 	// CodeScriptOver ends a scripted conversation (the demo) normally:

@@ -6,8 +6,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/seed-e9b4dba4/dsh/host/llm"
 	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/stream"
 )
 
 // cutStreamMessage is the failure of the finish that repair writes for a
@@ -21,7 +21,7 @@ const cutStreamMessage = "the session ended unexpectedly while the model was ans
 type cutStream struct {
 	turn, step int
 	seqs       []int
-	asm        llm.Assembler
+	asm        stream.Assembler
 	source     json.RawMessage // from the step's request/context
 }
 
@@ -36,11 +36,11 @@ func (c *cutStream) observe(e session.Event) {
 		c.reset()
 	case session.TypeAssistantChunk:
 		var d session.AssistantChunk
-		var ch llm.Chunk
+		var ch stream.Chunk
 		if json.Unmarshal(e.Data, &d) != nil || json.Unmarshal(d.Chunk, &ch) != nil {
 			return
 		}
-		if ch.Type == llm.ChunkFinish || d.Step == 0 {
+		if ch.Type == stream.ChunkFinish || d.Step == 0 {
 			c.reset()
 			return
 		}
@@ -55,7 +55,7 @@ func (c *cutStream) observe(e session.Event) {
 
 func (c *cutStream) reset() {
 	c.seqs = nil
-	c.asm = llm.Assembler{}
+	c.asm = stream.Assembler{}
 }
 
 // open reports whether a stream was cut off.
@@ -64,8 +64,8 @@ func (c *cutStream) open() bool { return len(c.seqs) > 0 }
 // finishChunk is the aborted finish that completes the cut-off chunk group,
 // as the agent loop writes one for every stream it abandons.
 func (c *cutStream) finishChunk() session.AssistantChunk {
-	raw := session.MustMarshal(llm.Chunk{Type: llm.ChunkFinish, Kind: llm.FinishAborted,
-		Failure: &session.Failure{Code: llm.CodeAborted, Message: cutStreamMessage}})
+	raw := session.MustMarshal(stream.Chunk{Type: stream.ChunkFinish, Kind: stream.FinishAborted,
+		Failure: &session.Failure{Code: stream.CodeAborted, Message: cutStreamMessage}})
 	return session.AssistantChunk{Turn: c.turn, Step: c.step, Chunk: raw}
 }
 

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/seed-e9b4dba4/dsh/host/llm"
 	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/stream"
 )
 
 // Packed chunk rows (host.md §2.8) are a storage encoding of a run of
@@ -154,14 +154,14 @@ func appendPacked(dst []session.Event, typ string, env envelope, next int) ([]se
 		if i > 0 {
 			t += d.DT[i-1]
 		}
-		c := llm.Chunk{Index: *d.Index}
+		c := stream.Chunk{Index: *d.Index}
 		switch typ {
 		case packedText:
-			c.Type, c.Delta = llm.ChunkTextDelta, m
+			c.Type, c.Delta = stream.ChunkTextDelta, m
 		case packedReasoning:
-			c.Type, c.Delta = llm.ChunkReasoningDelta, m
+			c.Type, c.Delta = stream.ChunkReasoningDelta, m
 		default:
-			c.Type, c.ID, c.Name, c.ArgumentsDelta = llm.ChunkToolCallDelta, d.ID, d.Name, m
+			c.Type, c.ID, c.Name, c.ArgumentsDelta = stream.ChunkToolCallDelta, d.ID, d.Name, m
 		}
 		chunk, err := c.MarshalJSON()
 		if err != nil {

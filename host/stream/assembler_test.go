@@ -1,4 +1,4 @@
-package llm
+package stream
 
 import (
 	"reflect"

@@ -1,4 +1,4 @@
-package llm
+package stream
 
 import (
 	"encoding/json"
@@ -26,6 +26,10 @@ const (
 	FinishError     = "error"
 	FinishAborted   = "aborted"
 )
+
+// CodeAborted is the failure code of an aborted finish: the stream was
+// cancelled before the model ended it.
+const CodeAborted = "ABORTED"
 
 // Chunk is one element of a model stream. Its JSON form (the "chunk" of an
 // assistant/chunk event) carries only the fields of its type:
