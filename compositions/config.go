@@ -5,6 +5,7 @@ import (
 	"github.com/seed-e9b4dba4/dsh/host/config"
 	"github.com/seed-e9b4dba4/dsh/host/permissions"
 	"github.com/seed-e9b4dba4/dsh/host/sandbox"
+	"github.com/seed-e9b4dba4/dsh/host/tui"
 	sqtools "github.com/seed-e9b4dba4/dsh/plugins/sessionquery"
 	"github.com/seed-e9b4dba4/dsh/plugins/spill"
 	"github.com/seed-e9b4dba4/dsh/plugins/timeout"
@@ -16,7 +17,7 @@ import (
 // built-in keys plus these.
 func ConfigSections() []config.Schema {
 	return []config.Schema{
-		permissions.ConfigSchema, sandbox.ConfigSchema, codingtools.ConfigSchema,
+		permissions.ConfigSchema, sandbox.ConfigSchema, codingtools.ConfigSchema, tui.ConfigSchema,
 		sqtools.ConfigSchema, timeout.ConfigSchema, spill.ConfigSchema,
 	}
 }

@@ -28,6 +28,9 @@ type TUIOptions struct {
 	Version   string
 	// Warning is shown as soon as the UI opens.
 	Warning string
+	// NoColor turns colours off whatever tui.color says (NO_COLOR, a dumb
+	// terminal).
+	NoColor bool
 }
 
 // RunTUI runs the terminal UI over r, one session at a time, until the user
@@ -37,17 +40,19 @@ func RunTUI(ctx context.Context, r *Runtime, o TUIOptions) (tui.Result, error) {
 	if r.Kind != TUI {
 		return tui.Result{}, errors.New("compositions: RunTUI needs a runtime of kind tui")
 	}
+	var tc tui.Config
+	if err := r.Config.Section(tui.SectionPath).Decode(&tc); err != nil {
+		return tui.Result{}, err
+	}
+	if o.NoColor {
+		tc.Color = false
+	}
 	opts := tui.Options{
-		Sessions: r,
-		Tools:    r.Tools,
-		Models:   r.Provider,
-		MCP:      r,
-		Config: tui.Config{
-			ShowReasoning:      r.Config.TUI.ShowReasoning,
-			MaxToolOutputLines: r.Config.TUI.MaxToolOutputLines,
-			Color:              r.Config.TUI.Color,
-			Mouse:              r.Config.TUI.Mouse,
-		},
+		Sessions:      r,
+		Tools:         r.Tools,
+		Models:        r.Provider,
+		MCP:           r,
+		Config:        tc,
 		Cwd:           o.Cwd,
 		PromptHistory: filepath.Join(r.Config.Home, "prompt-history.jsonl"),
 		Resume:        o.Resume,

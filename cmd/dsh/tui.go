@@ -113,10 +113,6 @@ func runTUI(ctx context.Context, g *globals, start tuiStart) error {
 			return err
 		}
 	}
-	if !colorAllowed(g.env) {
-		// NO_COLOR (or TERM=dumb) beats tui.color.
-		cfg.TUI.Color = false
-	}
 	if cfg.Log.File == "" {
 		// The terminal belongs to the UI: stderr output would tear it.
 		cfg.Log.File = filepath.Join(cfg.Home, "logs", "tui.log")
@@ -148,6 +144,8 @@ func runTUI(ctx context.Context, g *globals, start tuiStart) error {
 		PickSession:   start.pick,
 		ResumeCommand: g.resumeCommand,
 		Version:       version(),
+		// NO_COLOR (or TERM=dumb) beats tui.color.
+		NoColor: !colorAllowed(g.env),
 	})
 	err = errors.Join(runErr, rt.Close())
 	if res.ResumeCommand != "" {

@@ -7,7 +7,7 @@ import (
 
 // The sections configs/default.yaml carries for other packages, declared
 // here the way their owners declare them (host/permissions, host/sandbox,
-// host/codingtools, plugins/spill, plugins/timeout, plugins/sessionquery),
+// host/codingtools, host/tui, plugins/spill, plugins/timeout, plugins/sessionquery),
 // so that this package's tests load the whole shipped key tree without
 // importing its owners (which import this package). Only the rules these
 // tests exercise are repeated; the compositions tests check the real
@@ -47,6 +47,13 @@ type testToolsSection struct {
 	} `mapstructure:"search"`
 }
 
+type testTUISection struct {
+	ShowReasoning      bool `mapstructure:"show_reasoning"`
+	MaxToolOutputLines int  `mapstructure:"max_tool_output_lines"`
+	Color              bool `mapstructure:"color"`
+	Mouse              bool `mapstructure:"mouse"`
+}
+
 // testModes are the permission modes, most permissive first.
 var testModes = []string{"bypass", "auto", "accept-edits", "default", "read-only"}
 
@@ -78,6 +85,7 @@ var testSections = []Schema{
 		}},
 	},
 	SchemaOf[testSandboxSection]("sandbox", nil),
+	SchemaOf[testTUISection]("tui", nil),
 	{
 		Path:  "tools",
 		Type:  reflect.TypeFor[testToolsSection](),

@@ -14,7 +14,6 @@ type Config struct {
 	LLM          LLMConfig          `mapstructure:"llm"`
 	Agent        AgentConfig        `mapstructure:"agent"`
 	SessionQuery SessionQueryConfig `mapstructure:"session_query"`
-	TUI          TUIConfig          `mapstructure:"tui"`
 	Compaction   CompactionConfig   `mapstructure:"compaction"`
 	Runtime      RuntimeConfig      `mapstructure:"runtime"`
 	MCP          MCPConfig          `mapstructure:"mcp"`
@@ -89,14 +88,6 @@ type SessionQueryConfig struct {
 	DefaultLimit                int    `mapstructure:"default_limit"`
 	MaxLimit                    int    `mapstructure:"max_limit"`
 	SnippetChars                int    `mapstructure:"snippet_chars"`
-}
-
-// TUIConfig is the tui section.
-type TUIConfig struct {
-	ShowReasoning      bool `mapstructure:"show_reasoning"`
-	MaxToolOutputLines int  `mapstructure:"max_tool_output_lines"`
-	Color              bool `mapstructure:"color"`
-	Mouse              bool `mapstructure:"mouse"`
 }
 
 // CompactionConfig is the compaction section.

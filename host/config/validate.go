@@ -60,7 +60,6 @@ var rules = map[string]Rule{
 	"session_query.max_limit":                     IntIn(1, maxSafeLimit),
 	"session_query.snippet_chars":                 IntAtLeast(1),
 	"session_query.persisted_inspect_concurrency": IntIn(1, MaxSafeInteger),
-	"tui.max_tool_output_lines":                   IntAtLeast(1),
 	"compaction.threshold_ratio":                  FloatIn(0, 1, false),
 	"compaction.retain_ratio":                     FloatIn(0, 1, false),
 	"compaction.max_summary_tokens":               IntAtLeast(1),

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/seed-e9b4dba4/dsh/host/agent"
+	"github.com/seed-e9b4dba4/dsh/host/config"
 	"github.com/seed-e9b4dba4/dsh/host/llm"
 	"github.com/seed-e9b4dba4/dsh/host/permissions"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
@@ -55,17 +56,26 @@ type Models interface {
 	Model(id string) llm.ModelInfo
 }
 
-// Config is the tui section of the configuration.
+// SectionPath is the UI's config section.
+const SectionPath = "tui"
+
+// Config is the tui section of the configuration, declared to host/config
+// by ConfigSchema (configs/default.yaml holds its defaults and docs).
 type Config struct {
 	// ShowReasoning shows the model's reasoning (Ctrl+R toggles it).
-	ShowReasoning bool
+	ShowReasoning bool `mapstructure:"show_reasoning"`
 	// MaxToolOutputLines is the collapsed tool card's preview height.
-	MaxToolOutputLines int
+	MaxToolOutputLines int `mapstructure:"max_tool_output_lines"`
 	// Color enables colours; without it only attributes are used.
-	Color bool
+	Color bool `mapstructure:"color"`
 	// Mouse enables wheel scrolling and clicking tool cards.
-	Mouse bool
+	Mouse bool `mapstructure:"mouse"`
 }
+
+// ConfigSchema declares the tui section.
+var ConfigSchema = config.SchemaOf[Config](SectionPath, map[string]config.Rule{
+	"max_tool_output_lines": config.IntAtLeast(1),
+})
 
 // Options configures Run. Sessions, Tools and Cwd are required.
 type Options struct {
