@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -518,4 +519,64 @@ func TestAnOversizedBufferIsReadOnDisk(t *testing.T) {
 	if text, isErr := lastResult(t, w, id); isErr || !strings.HasPrefix(text, "1: a\n") {
 		t.Errorf("result = %.80q (error %v), want the disk's text", text, isErr)
 	}
+}
+
+// A client slow to answer terminal/output gets no second poll while one is
+// unanswered (the polls do not pile up), and an unanswered poll holds up
+// the command's end by at most terminalKillGrace. Fake time: no sleeps
+// wait for anything real.
+func TestASlowClientGetsOnePollAtATime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := newWorld(t)
+		ed := newEditor()
+		release := make(chan struct{})
+		ed.behave = func(ft *fakeTerminal) {
+			ft.output = "first\n"
+			ft.onPoll = func(ft *fakeTerminal) {
+				ft.mu.Lock()
+				first := ft.polls == 1
+				ft.mu.Unlock()
+				if first {
+					<-release
+				}
+			}
+		}
+		h := startEditor(t, w, ed, editorTerminal)
+		id := h.newSession(workspace(t))
+		h.c.answer = selected(optionAllowOnce)
+		w.provider.add(toolCalls("bash", args(t, map[string]any{"command": "make", "description": "build"})), reply("", "built"))
+		answered := make(chan error, 1)
+		go func() {
+			_, err := h.prompt(id, "build")
+			answered <- err
+		}()
+		ft := <-ed.created
+		polls := func() int {
+			ft.mu.Lock()
+			defer ft.mu.Unlock()
+			return ft.polls
+		}
+		time.Sleep(liveInterval * 3 / 2)
+		synctest.Wait()
+		if n := polls(); n != 1 {
+			t.Fatalf("%d polls after one interval, want 1", n)
+		}
+		time.Sleep(20 * liveInterval)
+		synctest.Wait()
+		if n := polls(); n != 1 {
+			t.Errorf("%d polls while the first was unanswered for 20 intervals, want 1", n)
+		}
+		ft.end(0)
+		start := time.Now()
+		if err := <-answered; err != nil {
+			t.Fatal(err)
+		}
+		if held := time.Since(start); held > terminalKillGrace+liveInterval {
+			t.Errorf("the unanswered poll held the command's end for %s, want at most %s", held, terminalKillGrace)
+		}
+		if text, isErr := lastResult(t, w, id); isErr || text != "first\n[exit code: 0]" {
+			t.Errorf("result = %q (error %v)", text, isErr)
+		}
+		close(release)
+	})
 }
