@@ -2,13 +2,11 @@ package compositions
 
 import (
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -113,34 +111,16 @@ const editorScript = `[
 // terminals: the model reads the unsaved buffer, not the disk, and its
 // command runs in the editor's terminal.
 func TestACPSessionUsesTheEditorsBuffersAndTerminals(t *testing.T) {
-	dir := t.TempDir()
-	fixture := filepath.Join(dir, "session.jsonl")
-	override := filepath.Join(dir, "override.json")
-	if err := os.WriteFile(fixture, []byte(`{"type":"session","version":0,"id":"authoring","createdAt":0}`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(override, []byte(editorScript), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, cwd := loadConfig(t, "snapshot", "llm.replay.fixture="+fixture, "llm.replay.override="+override,
-		"plugins.spill.root="+filepath.Join(dir, "spill"))
+	cfg, cwd := replayConfig(t, editorScript)
 	main := filepath.Join(cwd, "main.go")
 	if err := os.WriteFile(main, []byte("package main // saved\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	rt := newRuntime(t, ACP, cfg)
 
-	agentIn, toAgent := io.Pipe()
-	fromAgent, agentOut := io.Pipe()
-	served := make(chan error, 1)
-	go func() {
-		served <- ServeACP(context.Background(), rt, agentIn, agentOut, "test")
-		_ = agentOut.Close()
-	}()
 	cl := &editorClient{acpClient: acpClient{changed: make(chan struct{}, 1)}, buffers: map[string]string{main: "package main // unsaved\n"}}
-	conn := sdk.NewClientSideConnection(cl, toAgent, fromAgent)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	conn := connectEditor(t, rt, cl)
+	ctx := conn.ctx
 	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: sdk.ClientCapabilities{
 		Fs: sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: true}}); err != nil {
 		t.Fatal(err)
@@ -174,8 +154,5 @@ func TestACPSessionUsesTheEditorsBuffersAndTerminals(t *testing.T) {
 	if !strings.HasPrefix(calls, "fs/read_text_file terminal/create") || !strings.HasSuffix(calls, "terminal/release") {
 		t.Errorf("client requests = %s", calls)
 	}
-	_ = toAgent.Close()
-	if err := <-served; err != nil {
-		t.Fatal(err)
-	}
+	conn.end(t)
 }

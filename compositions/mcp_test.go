@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -139,30 +138,12 @@ func stdioEntry(name, mode, state string) sdk.McpServer {
 // server's answer; a server that cannot start is reported in the thread;
 // the first request's MCP tool schemas are pinned.
 func TestACPSessionUsesTheEditorsMCPServers(t *testing.T) {
-	dir := t.TempDir()
-	fixture := filepath.Join(dir, "session.jsonl")
-	override := filepath.Join(dir, "override.json")
-	if err := os.WriteFile(fixture, []byte(`{"type":"session","version":0,"id":"authoring","createdAt":0}`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(override, []byte(mcpScript), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, cwd := loadConfig(t, "snapshot", "llm.replay.fixture="+fixture, "llm.replay.override="+override,
-		"plugins.spill.root="+filepath.Join(dir, "spill"))
+	cfg, cwd := replayConfig(t, mcpScript)
 	rt := newRuntime(t, ACP, cfg)
 
-	agentIn, toAgent := io.Pipe()
-	fromAgent, agentOut := io.Pipe()
-	served := make(chan error, 1)
-	go func() {
-		served <- ServeACP(context.Background(), rt, agentIn, agentOut, "test")
-		_ = agentOut.Close()
-	}()
 	cl := &acpClient{changed: make(chan struct{}, 1)}
-	conn := sdk.NewClientSideConnection(cl, toAgent, fromAgent)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	conn := connectEditor(t, rt, cl)
+	ctx := conn.ctx
 
 	init, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: 1})
 	if err != nil {
@@ -246,10 +227,7 @@ func TestACPSessionUsesTheEditorsMCPServers(t *testing.T) {
 	goldie.New(t, goldie.WithFixtureDir("testdata")).Assert(t, "mcp-request-tools", []byte(pretty+"\n"))
 
 	pids := mcptest.Pids(state)
-	_ = toAgent.Close()
-	if err := <-served; err != nil {
-		t.Fatal(err)
-	}
+	conn.end(t)
 	for _, pid := range pids {
 		if processAlive(pid) {
 			t.Errorf("MCP server %d outlived the connection", pid)
@@ -283,30 +261,12 @@ const hangScript = `[
 // editor's session/cancel ends the turn and tells the server
 // (notifications/cancelled).
 func TestACPCardShowsMCPProgressAndCancelStopsTheCall(t *testing.T) {
-	dir := t.TempDir()
-	fixture := filepath.Join(dir, "session.jsonl")
-	override := filepath.Join(dir, "override.json")
-	if err := os.WriteFile(fixture, []byte(`{"type":"session","version":0,"id":"authoring","createdAt":0}`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(override, []byte(hangScript), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, cwd := loadConfig(t, "snapshot", "llm.replay.fixture="+fixture, "llm.replay.override="+override,
-		"plugins.spill.root="+filepath.Join(dir, "spill"))
+	cfg, cwd := replayConfig(t, hangScript)
 	rt := newRuntime(t, ACP, cfg)
 
-	agentIn, toAgent := io.Pipe()
-	fromAgent, agentOut := io.Pipe()
-	served := make(chan error, 1)
-	go func() {
-		served <- ServeACP(context.Background(), rt, agentIn, agentOut, "test")
-		_ = agentOut.Close()
-	}()
 	cl := &acpClient{changed: make(chan struct{}, 1)}
-	conn := sdk.NewClientSideConnection(cl, toAgent, fromAgent)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	conn := connectEditor(t, rt, cl)
+	ctx := conn.ctx
 	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -339,8 +299,5 @@ func TestACPCardShowsMCPProgressAndCancelStopsTheCall(t *testing.T) {
 	if !mcptest.WaitFile(filepath.Join(state, "cancelled"), 30*time.Second) {
 		t.Fatal("the server was not sent notifications/cancelled")
 	}
-	_ = toAgent.Close()
-	if err := <-served; err != nil {
-		t.Fatal(err)
-	}
+	conn.end(t)
 }

@@ -3,13 +3,11 @@ package compositions
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 )
@@ -69,16 +67,7 @@ func (c *escalatingClient) RequestPermission(_ context.Context, p sdk.RequestPer
 func TestACPAutoModeAsksToRunASandboxDenialOutside(t *testing.T) {
 	dir := t.TempDir()
 	outside := filepath.Join(dir, "etc-hosts")
-	fixture := filepath.Join(dir, "session.jsonl")
-	override := filepath.Join(dir, "override.json")
-	if err := os.WriteFile(fixture, []byte(`{"type":"session","version":0,"id":"authoring","createdAt":0}`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(override, []byte(bashScript("echo 127.0.0.1 evil >> "+outside)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, cwd := loadConfig(t, "snapshot", "llm.replay.fixture="+fixture, "llm.replay.override="+override,
-		"plugins.spill.root="+filepath.Join(dir, "spill"), "permissions.mode=auto")
+	cfg, cwd := replayConfig(t, bashScript("echo 127.0.0.1 evil >> "+outside), "permissions.mode=auto")
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -89,17 +78,9 @@ func TestACPAutoModeAsksToRunASandboxDenialOutside(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = rt.Close() })
 
-	agentIn, toAgent := io.Pipe()
-	fromAgent, agentOut := io.Pipe()
-	served := make(chan error, 1)
-	go func() {
-		served <- ServeACP(context.Background(), rt, agentIn, agentOut, "test")
-		_ = agentOut.Close()
-	}()
 	cl := &escalatingClient{acpClient: acpClient{changed: make(chan struct{}, 1)}}
-	conn := sdk.NewClientSideConnection(cl, toAgent, fromAgent)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	conn := connectEditor(t, rt, cl)
+	ctx := conn.ctx
 	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -114,10 +95,7 @@ func TestACPAutoModeAsksToRunASandboxDenialOutside(t *testing.T) {
 	if err != nil || res.StopReason != sdk.StopReasonEndTurn {
 		t.Fatalf("prompt: %v, %+v", err, res)
 	}
-	_ = toAgent.Close()
-	if err := <-served; err != nil {
-		t.Fatal(err)
-	}
+	conn.end(t)
 
 	got, err := os.ReadFile(outside)
 	if err != nil || string(got) != "127.0.0.1 evil\n" {

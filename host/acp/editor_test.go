@@ -3,7 +3,6 @@ package acp
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -184,16 +183,7 @@ func startEditor(t *testing.T, w *world, ed *editor, caps sdk.ClientCapabilities
 		}
 		t.Cleanup(remove)
 	}
-	agentIn, clientOut := io.Pipe()
-	clientIn, agentOut := io.Pipe()
-	opts := Options{Backend: Ready(backendOf(w)), Version: "1.2.3"}
-	h := &harness{t: t, w: w, c: ed.client, in: clientOut, served: make(chan error, 1), ctx: context.Background()}
-	go func() {
-		h.served <- Serve(context.Background(), agentIn, agentOut, opts)
-		_ = agentOut.Close()
-	}()
-	h.conn = sdk.NewClientSideConnection(ed, clientOut, io.TeeReader(clientIn, &h.wire))
-	t.Cleanup(func() { h.stop() })
+	h := startAs(t, w, ed, ed.client)
 	if _, err := h.conn.Initialize(h.ctx, sdk.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: caps}); err != nil {
 		t.Fatal(err)
 	}

@@ -555,6 +555,14 @@ func backendOf(w *world) Backend {
 
 func start(t *testing.T, w *world, tweak ...func(*setup)) *harness {
 	t.Helper()
+	c := newClient()
+	return startAs(t, w, c, c, tweak...)
+}
+
+// startAs serves the world to peer, a client built on c (the recording
+// client the harness reads updates from).
+func startAs(t *testing.T, w *world, peer sdk.Client, c *client, tweak ...func(*setup)) *harness {
+	t.Helper()
 	agentIn, clientOut := io.Pipe()
 	clientIn, agentOut := io.Pipe()
 	su := setup{opts: Options{Version: "1.2.3"}, b: backendOf(w)}
@@ -565,12 +573,12 @@ func start(t *testing.T, w *world, tweak ...func(*setup)) *harness {
 	if opts.Backend == nil {
 		opts.Backend = Ready(su.b)
 	}
-	h := &harness{t: t, w: w, c: newClient(), in: clientOut, served: make(chan error, 1), ctx: context.Background()}
+	h := &harness{t: t, w: w, c: c, in: clientOut, served: make(chan error, 1), ctx: context.Background()}
 	go func() {
 		h.served <- Serve(context.Background(), agentIn, agentOut, opts)
 		_ = agentOut.Close()
 	}()
-	h.conn = sdk.NewClientSideConnection(h.c, clientOut, io.TeeReader(clientIn, &h.wire))
+	h.conn = sdk.NewClientSideConnection(peer, clientOut, io.TeeReader(clientIn, &h.wire))
 	t.Cleanup(func() { h.stop() })
 	return h
 }
