@@ -32,18 +32,22 @@ type envelope struct {
 	Ignorable       json.RawMessage `json:"ignorable"`
 	Seq0            json.RawMessage `json:"seq0"`
 	Time0           json.RawMessage `json:"time0"`
+	DeltaRefs       json.RawMessage `json:"deltaRefs"` // see deltas.go
 }
 
 // decodeLine decodes one complete event line (without its newline) whose
-// first event must carry seq next. A packed row yields several events.
+// first event must carry seq next. A packed row yields several events. A
+// line with deltaRefs needs the events before it: use appendLine.
 func decodeLine(line []byte, next int) ([]session.Event, error) {
 	return appendLine(nil, line, next)
 }
 
-// appendLine is decodeLine appending to dst, so that reading a whole log
-// does not allocate a slice per line. Ordinary event lines take the
-// one-pass scanner; anything it does not vouch for (packed rows, errors,
-// odd keys) takes the encoding/json path, which decides.
+// appendLine is decodeLine appending to dst, which holds the log's events
+// before the line (a line's deltaRefs are restored from them), so that
+// reading a whole log does not allocate a slice per line. Ordinary event
+// lines take the one-pass scanner; anything it does not vouch for (packed
+// rows, deltaRefs, errors, odd keys) takes the encoding/json path, which
+// decides.
 func appendLine(dst []session.Event, line []byte, next int) ([]session.Event, error) {
 	if e, ok := scanLine(line, next); ok {
 		return append(dst, e), nil
@@ -73,6 +77,9 @@ func appendLineJSON(dst []session.Event, line []byte, next int) ([]session.Event
 	}
 	switch typ {
 	case packedText, packedReasoning, packedToolCall:
+		if len(env.DeltaRefs) > 0 {
+			return dst, fmt.Errorf("%s row: a packed row cannot carry deltaRefs", typ)
+		}
 		return appendPacked(dst, typ, env, next)
 	}
 	seq, err := intField("seq", env.Seq)
@@ -100,6 +107,11 @@ func appendLineJSON(dst []session.Event, line []byte, next int) ([]session.Event
 	if len(env.Ignorable) > 0 {
 		if err := json.Unmarshal(env.Ignorable, &e.Ignorable); err != nil {
 			return dst, errors.New("ignorable must be a boolean")
+		}
+	}
+	if len(env.DeltaRefs) > 0 && !isNull(env.DeltaRefs) {
+		if e.Data, err = RestoreDeltas(dst, e, env.DeltaRefs); err != nil {
+			return dst, err
 		}
 	}
 	return append(dst, e), nil

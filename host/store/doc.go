@@ -13,7 +13,10 @@
 // Invariants: a log's lines are complete JSON values ending in a newline,
 // except possibly a torn tail left by a crash or by a writer in progress;
 // seq equals the event's index; every byte an Append acknowledged is in the
-// file, and every byte a Flush acknowledged is on stable storage. Reads never
+// file, and every byte a Flush acknowledged is on stable storage. Reading
+// returns every event byte for byte as it was appended, although a long
+// string that repeats a streamed block's deltas is stored once, as a
+// deltaRefs reference to them (deltas.go), and packed chunk rows expand. Reads never
 // drop a complete line silently: a bad line, or one over MaxEventBytes
 // (streamed past, never held whole), is a CorruptError naming the file and
 // line. A session.jsonl that is not a regular file (a directory, FIFO,

@@ -17,7 +17,9 @@ type lineSpans struct {
 // envelopeKeys are the keys whose values scanLine reads. encoding/json
 // matches keys case-insensitively and lets the last duplicate win, so a key
 // that only folds to one of these, or repeats one, is left to it.
-var envelopeKeys = [...]string{"type", "seq", "time", "data", "sourceEventSeqs", "surfaceOp", "ignorable"}
+// deltaRefs is among them so that a line carrying it is left to
+// appendLineJSON, which restores the strings it stands for.
+var envelopeKeys = [...]string{"type", "seq", "time", "data", "sourceEventSeqs", "surfaceOp", "ignorable", "deltaRefs"}
 
 // scanLine decodes an ordinary (unpacked) event line in one validating pass
 // over its bytes, copying the payloads once. ok is false for any line it

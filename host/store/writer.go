@@ -38,6 +38,7 @@ type Writer struct {
 	// discarded: the log was removed by Discard; Flush and Close are no-ops.
 	discarded bool
 	buf       []byte
+	deltas    deltaTracker // the current step's deltas, for compaction
 }
 
 var _ session.Sink = (*Writer)(nil)
@@ -56,7 +57,8 @@ func (s *Store) Create(h session.Header, seed []session.Event) (*Writer, error) 
 		return nil, fmt.Errorf("create session %s: encode header: %w", h.ID, err)
 	}
 	buf = append(buf, '\n')
-	if buf, err = appendLines(buf, seed, 0); err != nil {
+	var deltas deltaTracker
+	if buf, err = appendLines(buf, seed, 0, &deltas); err != nil {
 		return nil, fmt.Errorf("create session %s: %w", h.ID, err)
 	}
 	// Ids are unique across workspaces. Two processes creating one id under
@@ -77,6 +79,9 @@ func (s *Store) Create(h session.Header, seed []session.Event) (*Writer, error) 
 		return nil, err
 	}
 	w, err := s.createLocked(h.ID, dir, buf, len(seed), lock)
+	if err == nil {
+		w.deltas = deltas
+	}
 	if err != nil {
 		_ = lock.release()
 		return nil, fmt.Errorf("create session %s: %w", h.ID, err)
@@ -159,6 +164,7 @@ func (s *Store) openLocked(ctx context.Context, id, path string, lock *sessionLo
 		return nil, session.Header{}, nil, err
 	}
 	w := &Writer{s: s, id: id, path: path, f: f, lock: lock, size: d.complete, next: len(d.events)}
+	w.deltas.observeStep(d.events)
 	events, err := w.repair(d)
 	if err != nil {
 		f.Close()
@@ -195,8 +201,10 @@ func (w *Writer) Append(events ...session.Event) error {
 	if len(events) == 0 {
 		return nil
 	}
-	buf, err := appendLines(w.buf[:0], events, w.next)
+	buf, err := appendLines(w.buf[:0], events, w.next, &w.deltas)
 	if err != nil {
+		// The tracker may have seen events that were not written.
+		w.deltas.reset()
 		return fmt.Errorf("append to session %s: %w", w.id, err)
 	}
 	if cap(buf) <= bufKeep {
@@ -207,6 +215,7 @@ func (w *Writer) Append(events ...session.Event) error {
 		err = io.ErrShortWrite
 	}
 	if err != nil {
+		w.deltas.reset()
 		return w.rollback(err)
 	}
 	w.size += int64(n)
@@ -292,8 +301,9 @@ func (w *Writer) usable() error {
 }
 
 // appendLines encodes events as newline-terminated lines; their seqs must
-// run from next.
-func appendLines(buf []byte, events []session.Event, next int) ([]byte, error) {
+// run from next. A string that repeats a block's deltas is written as a
+// reference to them (deltas.go); deltas follows the events written.
+func appendLines(buf []byte, events []session.Event, next int, deltas *deltaTracker) ([]byte, error) {
 	for i, e := range events {
 		if e.Seq != next+i {
 			return buf, fmt.Errorf("event seq %d out of order (expected %d)", e.Seq, next+i)
@@ -309,6 +319,17 @@ func appendLines(buf []byte, events []session.Event, next int) ([]byte, error) {
 			return buf, fmt.Errorf("event %d (%s) is %d MiB, over the %d MiB limit of one event; it was not saved",
 				e.Seq, e.Type, len(line)>>20, MaxEventBytes>>20)
 		}
+		if data, refs := deltas.compact(e); refs != nil {
+			c := e
+			c.Data = data
+			if line, err = c.MarshalLine(); err == nil {
+				line, err = appendRefs(line, refs)
+			}
+			if err != nil {
+				return buf, fmt.Errorf("encode event %d (%s): %w", e.Seq, e.Type, err)
+			}
+		}
+		deltas.observe(e)
 		buf = append(buf, line...)
 		buf = append(buf, '\n')
 	}

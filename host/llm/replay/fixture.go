@@ -13,6 +13,8 @@ import (
 	"strconv"
 
 	"github.com/seed-e9b4dba4/dsh/host/llm"
+	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/store"
 )
 
 // fixtureLog is what replay needs from one session log: the header facts
@@ -112,6 +114,8 @@ func readFixture(file string) (*fixtureLog, error) {
 		SeedLength int    `json:"seedLength"`
 	}
 	seenHeader := false
+	// prior is the log so far, as store.RestoreDeltas reads it.
+	var prior []session.Event
 	for i, line := range lines {
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
@@ -126,7 +130,7 @@ func readFixture(file string) (*fixtureLog, error) {
 			log.id, log.createdAt = header.ID, header.CreatedAt
 			continue
 		}
-		events, err := decodeLine(line)
+		events, err := decodeLine(line, prior)
 		if err != nil {
 			if torn {
 				break
@@ -134,6 +138,9 @@ func readFixture(file string) (*fixtureLog, error) {
 			return nil, fmt.Errorf("replay fixture %s: line %d: %w", file, i+1, err)
 		}
 		log.events = append(log.events, events...)
+		for _, e := range events {
+			prior = append(prior, session.Event{Type: e.Type, Seq: len(prior), Data: e.Data})
+		}
 	}
 	if !seenHeader {
 		return nil, fmt.Errorf("replay fixture %s is empty; it needs a session header line", file)
@@ -159,13 +166,24 @@ type packedRow struct {
 	} `json:"data"`
 }
 
-func decodeLine(line []byte) ([]fixtureEvent, error) {
+// decodeLine decodes one line; prior holds the events before it, from
+// which a line's deltaRefs (long strings stored once, as their deltas) are
+// restored.
+func decodeLine(line []byte, prior []session.Event) ([]fixtureEvent, error) {
 	var env struct {
-		Type string          `json:"type"`
-		Data json.RawMessage `json:"data"`
+		Type      string          `json:"type"`
+		Data      json.RawMessage `json:"data"`
+		DeltaRefs json.RawMessage `json:"deltaRefs"`
 	}
 	if err := json.Unmarshal(line, &env); err != nil {
 		return nil, errors.New("invalid JSON")
+	}
+	if len(env.DeltaRefs) > 0 && string(env.DeltaRefs) != "null" {
+		data, err := store.RestoreDeltas(prior, session.Event{Type: env.Type, Seq: len(prior), Data: env.Data}, env.DeltaRefs)
+		if err != nil {
+			return nil, err
+		}
+		env.Data = data
 	}
 	switch env.Type {
 	case "text-chunks", "reasoning-chunks", "tool-call-chunks":
