@@ -17,10 +17,10 @@ import (
 func (s *Set) bashDescription() string {
 	return fmt.Sprintf("Run a shell command with `bash -c` in the working directory. Every call starts a fresh shell: no state (cd, variables) carries over, stdin is empty, and there is no terminal. "+
 		"stdout and stderr are merged in the order they were written. The result ends with markers: [exit code: N], [timed out after Nms], or [killed by signal: S]; empty output shows as (no output). "+
-		"Output longer than %d bytes keeps only its end and names a file holding all of it. "+
+		"Output longer than %d bytes keeps only its end and names a file holding the output, up to its first %s (the result says when more was not saved). "+
 		"The command is stopped (its whole process group) after timeout_ms, %d by default and at most %d. "+
 		"Background processes that still write to the output when the command ends are stopped too; redirect their output to a file to keep them running.",
-		s.cfg.Bash.MaxOutputBytes, s.cfg.Bash.DefaultTimeoutMs, s.cfg.Bash.MaxTimeoutMs)
+		s.cfg.Bash.MaxOutputBytes, byteSize(int64(s.cfg.Bash.SavedOutput.MaxBytes)), s.cfg.Bash.DefaultTimeoutMs, s.cfg.Bash.MaxTimeoutMs)
 }
 
 type bashArgs struct {

@@ -15,7 +15,7 @@ const (
 
 	PromptGrep = "Use grep, not grep or rg in bash, to search file contents. Start with the default files output to see where a pattern occurs, then use output_mode content, with a glob or path to narrow it, to see the lines."
 
-	PromptBash = "Use bash to build, test, run programs and use git. Each call is a new non-interactive shell in the working directory: chain dependent steps with &&, and avoid commands that wait for input. Check the [exit code: N] marker on every result and investigate failures before moving on. When output is truncated its end is kept and the whole output is saved to the named file; read or grep that file instead of running the command again."
+	PromptBash = "Use bash to build, test, run programs and use git. Each call is a new non-interactive shell in the working directory: chain dependent steps with &&, and avoid commands that wait for input. Check the [exit code: N] marker on every result and investigate failures before moving on. When output is truncated its end is kept and the output is saved to the named file (up to a size limit; the result says when it was reached); read or grep that file instead of running the command again."
 )
 
 // PromptSections returns the sections in prompt order (orders 100-105).
