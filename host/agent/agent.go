@@ -35,6 +35,12 @@ const DefaultMaxParallelToolCalls = 10
 // Options.InstructionsMaxBytes is zero.
 const DefaultInstructionsMaxBytes = 64 << 10
 
+// DefaultMaxResultBytes bounds the content of one tool result as logged
+// and sent to the model when Options.MaxResultBytes is zero. JSON escaping
+// can make text up to six times longer, so a result this size always fits
+// the session log's 16 MiB limit of one event.
+const DefaultMaxResultBytes = 1 << 20
+
 // Options configures New. Live and Provider are required; every function
 // field has a production default and exists so tests can be deterministic.
 type Options struct {
@@ -75,6 +81,10 @@ type Options struct {
 	// InstructionsMaxBytes caps the workspace instructions message; 0 means
 	// DefaultInstructionsMaxBytes.
 	InstructionsMaxBytes int
+	// MaxResultBytes bounds a tool result's content (its text and raw
+	// blocks) before it is logged; the rest is cut with a note saying so.
+	// 0 means DefaultMaxResultBytes.
+	MaxResultBytes int
 	// ToolsReady, when set, is called before each step's request is
 	// assembled; it returns once the session's tool sources that are still
 	// starting (MCP servers) are up, or gave up, or ctx ended. It bounds its
@@ -212,6 +222,9 @@ func withDefaults(o Options) Options {
 	o.Compaction = o.Compaction.withDefaults()
 	if o.InstructionsMaxBytes <= 0 {
 		o.InstructionsMaxBytes = DefaultInstructionsMaxBytes
+	}
+	if o.MaxResultBytes <= 0 {
+		o.MaxResultBytes = DefaultMaxResultBytes
 	}
 	if o.Now == nil {
 		o.Now = time.Now

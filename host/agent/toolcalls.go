@@ -178,9 +178,13 @@ func toolCallData(turn, step int, call *tools.Call) session.ToolCall {
 
 // appendResult commits one result as tool/result citing its tool/call.
 func (a *Agent) appendResult(turn, step int, callID string, callSeq int, res tools.Result) error {
+	content, cut := boundContent(res.Content, a.opts.MaxResultBytes)
+	if cut {
+		a.log.Warn("tool result cut to fit the session log", "call", callID, "max_bytes", a.opts.MaxResultBytes)
+	}
 	msg := session.Message{
 		Role:    session.RoleUser,
-		Content: []session.ContentBlock{session.ToolResultBlock(callID, res.Content, res.IsError)},
+		Content: []session.ContentBlock{session.ToolResultBlock(callID, content, res.IsError)},
 		Source:  session.ToolSource(callID),
 		ID:      a.opts.NewID(),
 	}

@@ -32,10 +32,14 @@ const (
 )
 
 // grepLineKeep bounds how much of one line is searched; grepShow bounds how
-// much of a matching line is shown.
+// much of a matching line is shown; grepKeepBytes bounds the lines content
+// mode keeps in all, so that a huge tools.search.max_results still makes a
+// result (and a memory footprint) of about a megabyte, its further matches
+// counted in the "more results" line.
 const (
-	grepLineKeep = 1 << 20
-	grepShow     = 400
+	grepLineKeep  = 1 << 20
+	grepShow      = 400
+	grepKeepBytes = 1 << 20
 )
 
 type grepArgs struct {
@@ -188,6 +192,9 @@ type grepper struct {
 	// past it lines are only counted, so a file of millions of matches
 	// costs no more memory than the result shows.
 	keep int
+	// kept is the bytes of the lines kept so far; at grepKeepBytes keep
+	// drops to 0.
+	kept int
 	buf  []byte
 	// hardLinked counts files skipped because another name of them may be
 	// outside the workspace.
@@ -298,7 +305,11 @@ func (g *grepper) match(h *grepHit, lineNo int, line []byte) (done bool) {
 	}
 	h.count++
 	g.keep--
-	h.lines = append(h.lines, g.render(h.path, lineNo, excerpt(line, loc[0])))
+	shown := g.render(h.path, lineNo, excerpt(line, loc[0]))
+	h.lines = append(h.lines, shown)
+	if g.kept += len(shown) + 1; g.kept >= grepKeepBytes {
+		g.keep = 0
+	}
 	return false
 }
 

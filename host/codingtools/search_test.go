@@ -186,6 +186,21 @@ func TestGrepCountsButStopsKeepingLinesAtTheLimit(t *testing.T) {
 	}
 }
 
+func TestGrepKeepsAboutAMegabyteOfLinesWhateverMaxResults(t *testing.T) {
+	ws := workspace(t)
+	line := strings.Repeat("m", 300) + " match"
+	writeFile(t, filepath.Join(ws, "big.txt"), strings.Repeat(line+"\n", 20000))
+	s := testSet(t, func(c *Config) { c.Search.MaxResults = 1000000 })
+	got := s.mustExec(t, mkCall(t, "grep", nil, ws, map[string]any{"pattern": "match", "output_mode": "content"}))
+	if len(got) > grepKeepBytes+len(line)+200 {
+		t.Errorf("result holds %d bytes, want about %d", len(got), grepKeepBytes)
+	}
+	shown := strings.Count(got, " match\n")
+	if want := fmt.Sprintf("(%d more results not shown; narrow the pattern)", 20000-shown); !strings.HasSuffix(got, want) {
+		t.Errorf("result ends %q, want %q", got[len(got)-80:], want)
+	}
+}
+
 func TestGrepShowsAWindowOfLongLines(t *testing.T) {
 	ws := workspace(t)
 	line := strings.Repeat("a", 1000) + "NEEDLE" + strings.Repeat("b", 1000)
