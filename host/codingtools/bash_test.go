@@ -330,6 +330,47 @@ func TestBashOutputDirIsPrivatePerSessionAndReported(t *testing.T) {
 	}
 }
 
+// TestAResumedSessionIsTrustedOnItsSavedOutputBeforeItRunsBash: a new Set
+// (another process) trusts a session on the directory an earlier one saved
+// its output to, in the shared default location, as soon as it is
+// attached, and only on its own.
+func TestAResumedSessionIsTrustedOnItsSavedOutputBeforeItRunsBash(t *testing.T) {
+	ws := workspace(t)
+	t.Setenv("TMPDIR", t.TempDir())
+	cfg := DefaultConfig()
+	cfg.Bash.MaxOutputBytes = 10
+	earlier, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := earlier.mustExec(t, mkCall(t, "bash", newLive(t, "resumed", ws), ws, bashCall(t, ws, "seq 1 100", nil)))
+	_, saved, ok := strings.Cut(out, "full output: ")
+	if !ok {
+		t.Fatalf("no saved output named in %q", out)
+	}
+	saved, _, _ = strings.Cut(saved, "]")
+	_ = earlier.Close()
+
+	trusted := map[string][]string{}
+	later, err := New(cfg, Options{OnOutputDir: func(session, dir string) func() {
+		trusted[session] = append(trusted[session], dir)
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer later.Close()
+	later.Trust("resumed")
+	later.Trust("resumed")
+	later.Trust("other")
+	if got := trusted["resumed"]; len(got) != 1 || got[0] != filepath.Dir(saved) {
+		t.Errorf("resumed session trusted on %v, want only %s", got, filepath.Dir(saved))
+	}
+	if got := trusted["other"]; len(got) != 1 || got[0] == filepath.Dir(saved) || filepath.Dir(got[0]) != filepath.Dir(filepath.Dir(saved)) {
+		t.Errorf("another session trusted on %v, want only its own directory beside %s", got, filepath.Dir(saved))
+	}
+}
+
 func TestBashErrors(t *testing.T) {
 	ws := workspace(t)
 	s := testSet(t, nil)

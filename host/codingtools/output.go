@@ -120,6 +120,15 @@ func (o *outputStore) makeBase() (string, error) {
 	return outputdir.Default("bash-output")
 }
 
+// trust gives the session read trust on its own directory, creating it
+// if need be, so that a resumed session reads output saved by an earlier
+// process back without asking, before it saves any itself.
+func (o *outputStore) trust(sessionID string) {
+	if _, err := o.sessionDir(sessionID); err != nil {
+		o.log.Warn("bash: cannot trust the session's saved output", "session", sessionID, "err", err)
+	}
+}
+
 // forget withdraws the session's read trust; its files stay.
 func (o *outputStore) forget(sessionID string) { o.trusts.Forget(sessionID) }
 

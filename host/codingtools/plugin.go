@@ -105,7 +105,9 @@ func apply(h *host.Host, sec host.Section, opts PluginOptions) (host.Dispose, er
 	}
 	if sessions, ok := host.Get(h, session.RegistryKey); ok {
 		push(sessions.Subscribe(func(c session.RegistryChange) {
-			if !c.Attached {
+			if c.Attached {
+				set.Trust(c.Live.ID())
+			} else {
 				set.Forget(c.Live.ID())
 			}
 		}))

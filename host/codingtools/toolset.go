@@ -106,6 +106,11 @@ func (s *Set) Definitions() []*tools.Definition {
 	}
 }
 
+// Trust lets a session read the output bash saved for it, in this process
+// or an earlier one, without asking; call it when the session is attached
+// (created or resumed). Only that session's directory is trusted.
+func (s *Set) Trust(sessionID string) { s.outputs.trust(sessionID) }
+
 // Forget drops the read records of a session, e.g. when it is closed.
 func (s *Set) Forget(sessionID string) {
 	s.files.forget(sessionID)

@@ -111,13 +111,25 @@ func (s *LocalStore) SaveText(ctx context.Context, req SaveRequest) (Ref, error)
 	return Ref{Locator: path, Bytes: len(req.Content), RetrievalHint: RetrievalHint}, nil
 }
 
-// Trust reports the session's directory to OnSessionDir (once) when the
-// root is configured, so a resumed session reads the results it spilled
-// in an earlier process back without asking.
+// Trust reports the session's directory to OnSessionDir (once), so a
+// resumed session reads the results it spilled in an earlier process back
+// without asking: below the configured root, or below the shared private
+// one (outputdir.Default, made sure of first: created if need be, owned by
+// this user, not a link), which every dsh process of the user spills to.
+// Only the session's own directory is trusted, never the root.
 func (s *LocalStore) Trust(sessionID string) {
-	if s.root != "" {
-		s.trust(sessionID, filepath.Join(s.root, outputdir.SessionDir(sessionID)))
+	if s.onSession == nil {
+		return
 	}
+	root := s.root
+	if root == "" {
+		var err error
+		if root, err = s.makeRoot(); err != nil {
+			s.log.Warn("spill: cannot trust the session's spilled results", "session", sessionID, "err", err)
+			return
+		}
+	}
+	s.trust(sessionID, filepath.Join(root, outputdir.SessionDir(sessionID)))
 }
 
 func (s *LocalStore) trust(sessionID, dir string) {

@@ -320,3 +320,52 @@ func TestLocalStoreRemovesOldResultsBeforeSaving(t *testing.T) {
 		t.Errorf("a newer result was removed: %v", err)
 	}
 }
+
+// TestTrustGivesAResumedSessionItsOwnDirectoryInTheSharedRoot: a session
+// that spilled in one process and is resumed in another, with the default
+// (shared, private) root, is trusted on its own directory there before it
+// spills anything again, and on nothing else.
+func TestTrustGivesAResumedSessionItsOwnDirectoryInTheSharedRoot(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	earlier := newStore(t, LocalOptions{})
+	ref, err := save(earlier, "resumed", "bash.txt", "spilled before")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	trusted := map[string][]string{}
+	withdrawn := 0
+	later := newStore(t, LocalOptions{OnSessionDir: func(id, dir string) func() {
+		trusted[id] = append(trusted[id], dir)
+		return func() { withdrawn++ }
+	}})
+	later.Trust("resumed")
+	later.Trust("resumed")
+	later.Trust("other")
+	if got := trusted["resumed"]; len(got) != 1 || got[0] != filepath.Dir(ref.Locator) {
+		t.Errorf("resumed session trusted on %v, want only %s", got, filepath.Dir(ref.Locator))
+	}
+	root := filepath.Join(tmp, "dsh-"+strconv.Itoa(os.Getuid()), "spill")
+	if got := trusted["other"]; len(got) != 1 || got[0] != sessionDir(root, "other") {
+		t.Errorf("another session trusted on %v, want only its own %s", got, sessionDir(root, "other"))
+	}
+	later.Forget("resumed")
+	later.Close()
+	if withdrawn != 2 {
+		t.Errorf("%d trusts withdrawn, want 2", withdrawn)
+	}
+}
+
+func TestTrustRefusesASharedRootAnotherCanRedirect(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	if err := os.Symlink(t.TempDir(), filepath.Join(tmp, "dsh-"+strconv.Itoa(os.Getuid()))); err != nil {
+		t.Fatal(err)
+	}
+	s := newStore(t, LocalOptions{OnSessionDir: func(id, dir string) func() {
+		t.Errorf("trusted %s through a symbolic link", dir)
+		return nil
+	}})
+	s.Trust("s")
+}
