@@ -123,6 +123,9 @@ func checkEvent(i int, e Event) error {
 func checkPayloadShape(e Event) string {
 	switch e.Type {
 	case TypeUserMessage, TypeAssistantMessage, TypeToolResult:
+		if messageShapeOK(e) {
+			return ""
+		}
 		return checkMessageShape(e)
 	case TypeRequestHeader:
 		return checkRequestHeaderShape(e.Data)
