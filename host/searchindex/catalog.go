@@ -24,8 +24,16 @@ type catalogEntry struct {
 
 // catalogOf folds a log into its catalog entry.
 func catalogOf(h session.Header, events []session.Event, logBytes int64) catalogEntry {
+	c, _ := catalogFold(h, events, logBytes)
+	return c
+}
+
+// catalogFold is catalogOf also returning the surface fold its
+// validation built (nil when the log is invalid).
+func catalogFold(h session.Header, events []session.Event, logBytes int64) (catalogEntry, *session.SurfaceFold) {
 	c := catalogEntry{header: string(session.MustMarshal(h)), logBytes: logBytes}
-	if err := session.ValidateLog(h, events); err != nil {
+	fold, err := session.ValidateLogFold(h, events)
+	if err != nil {
 		c.invalid = err.Error()
 	}
 	if n := len(events); n > 0 {
@@ -46,7 +54,7 @@ func catalogOf(h session.Header, events []session.Event, logBytes int64) catalog
 			c.title = &s
 		}
 	}
-	return c
+	return c, fold
 }
 
 // catalogNames are the catalog columns, in catalogColumns order.

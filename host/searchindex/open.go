@@ -33,8 +33,9 @@ type database struct {
 	conn    *sql.Conn
 	path    string // "" for an in-memory index
 	ident   fileIdent
-	minSize int64 // the file never shrinks below what was last seen
-	stmts   map[string]*sql.Stmt
+	minSize int64                // the file never shrinks below what was last seen
+	stmts   map[string]*sql.Stmt // searches' (see stmt)
+	writes  map[string]*sql.Stmt // the writer's (see txWriter.stmt)
 	// notice is the one-line message for the user about a file of ours
 	// that is rebuilt from the logs: reset because another dsh version
 	// built it, or discarded because it was damaged ("" otherwise).

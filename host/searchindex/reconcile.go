@@ -182,7 +182,7 @@ func (ix *Index) observeLive(ctx context.Context, l0 []liveRef, view persistedVi
 		if err != nil {
 			return false, err
 		}
-		bt.live = append(bt.live, liveChange{header: h, fingerprint: rev, persisted: persisted, events: len(events), docs: docs,
+		bt.live = append(bt.live, liveChange{header: h, fingerprint: rev, persisted: persisted, events: len(events), docs: prepareDocs(docs),
 			cat: catalogOf(h, events, 0)})
 	}
 	for id := range ix.live {
@@ -240,12 +240,16 @@ func (ix *Index) inspect(ctx context.Context, b sessionquery.Binding, listed ses
 	if !session.Compatible(listed.Header, h) {
 		return persistedChange{}, false, sessionquery.Errorf(sessionquery.CodeSourceConflict, `session source headers conflict for session "%s"`, id)
 	}
-	docs, err := sessionquery.BuildDocuments(id, events)
-	if err != nil {
+	// A valid log is folded once, for its validation and its documents.
+	cat, fold := catalogFold(h, events, listed.Size)
+	var docs []sessionquery.Document
+	if fold != nil {
+		docs = sessionquery.FoldedDocuments(id, events, fold)
+	} else if docs, err = sessionquery.BuildDocuments(id, events); err != nil {
 		return ix.unreadable(b, listed, base, err), false, nil
 	}
-	return persistedChange{header: h.Clone(), revision: listed.Revision, base: base, events: len(events), docs: docs,
-		cat: catalogOf(h, events, listed.Size), path: listed.Path, dir: ix.workspaceOf(b, listed.Path)}, false, nil
+	return persistedChange{header: h.Clone(), revision: listed.Revision, base: base, events: len(events), docs: prepareDocs(docs),
+		cat: cat, path: listed.Path, dir: ix.workspaceOf(b, listed.Path)}, false, nil
 }
 
 // unreadable catalogues a log that cannot be read (corrupt, not a regular

@@ -64,8 +64,10 @@ func (d *database) ExecContext(ctx context.Context, query string, args ...any) (
 }
 
 func (d *database) closeStatements() {
-	for q, st := range d.stmts {
-		st.Close()
-		delete(d.stmts, q)
+	for _, cache := range []map[string]*sql.Stmt{d.stmts, d.writes} {
+		for q, st := range cache {
+			st.Close()
+			delete(cache, q)
+		}
 	}
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/seed-e9b4dba4/dsh/host/searchtext"
 	"github.com/seed-e9b4dba4/dsh/host/session"
-	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 	"github.com/seed-e9b4dba4/dsh/host/store"
 )
 
@@ -23,7 +22,7 @@ type persistedChange struct {
 	revision string
 	base     string
 	events   int
-	docs     []sessionquery.Document
+	docs     []docRow
 	cat      catalogEntry
 	path     string // the log's location in the backend ("" without files)
 	dir      string // its workspace directory ("" without files)
@@ -35,7 +34,7 @@ type liveChange struct {
 	fingerprint string
 	persisted   bool
 	events      int
-	docs        []sessionquery.Document
+	docs        []docRow
 	cat         catalogEntry
 }
 
@@ -89,9 +88,7 @@ func (b *batch) empty() bool {
 func (b *batch) addUpsert(c persistedChange) {
 	b.upserts = append(b.upserts, c)
 	b.docs += len(c.docs)
-	for _, d := range c.docs {
-		b.bytes += len(d.Text)
-	}
+	b.bytes += rowBytes(c.docs)
 }
 
 func (b *batch) touchesMain() bool {
@@ -139,8 +136,7 @@ func (ix *Index) commit(ctx context.Context, b *batch) (commitResult, error) {
 }
 
 func (ix *Index) writeBatch(ctx context.Context, b *batch, res *commitResult) error {
-	w := newTxWriter(ix.db.conn)
-	defer w.close()
+	w := newTxWriter(ix.db)
 	c := ix.db.conn
 	if b.feed != nil {
 		r, err := c.ExecContext(ctx, `UPDATE search_state SET feed_source = ?, feed_cursor = ?, feed_boot = ?
@@ -284,14 +280,15 @@ var (
 // row is written first, and the FTS operations, all single-row statements,
 // are queued and applied last: each transaction flushes once, at COMMIT.
 type txWriter struct {
-	c     *sql.Conn
-	ops   []ftsOp
-	stmts map[string]*sql.Stmt
-	args  []any
+	c    *sql.Conn
+	db   *database
+	ops  []ftsOp
+	args []any
 }
 
-// ftsOp is one queued change to an FTS5 index: the external-content
-// "delete" command needs the text the row was indexed with.
+// ftsOp is one queued change to an FTS5 index. text is the indexed form:
+// the external-content "delete" command needs the form the row was
+// indexed with.
 type ftsOp struct {
 	fts  string
 	del  bool
@@ -299,23 +296,23 @@ type ftsOp struct {
 	text string
 }
 
-func newTxWriter(c *sql.Conn) *txWriter { return &txWriter{c: c, stmts: map[string]*sql.Stmt{}} }
+func newTxWriter(d *database) *txWriter { return &txWriter{c: d.conn, db: d} }
 
-func (w *txWriter) close() {
-	for _, st := range w.stmts {
-		st.Close()
-	}
-}
-
+// stmt returns the writer's prepared statement for query. Writes reuse
+// their statements across transactions (a build commits hundreds), in a
+// cache of their own so that they never evict the searches'.
 func (w *txWriter) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
-	if st, ok := w.stmts[query]; ok {
+	if st, ok := w.db.writes[query]; ok {
 		return st, nil
 	}
 	st, err := w.c.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}
-	w.stmts[query] = st
+	if w.db.writes == nil {
+		w.db.writes = map[string]*sql.Stmt{}
+	}
+	w.db.writes[query] = st
 	return st, nil
 }
 
@@ -326,7 +323,11 @@ func (w *txWriter) upsertPersisted(ctx context.Context, u persistedChange, gen i
 	h := u.header
 	var key int64
 	var current string
-	err := w.c.QueryRowContext(ctx, `SELECT session_key, revision FROM persisted_sessions WHERE session_id = ?`, h.ID).Scan(&key, &current)
+	find, err := w.stmt(ctx, `SELECT session_key, revision FROM persisted_sessions WHERE session_id = ?`)
+	if err != nil {
+		return false, err
+	}
+	err = find.QueryRowContext(ctx, h.ID).Scan(&key, &current)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		if u.base != "" {
@@ -334,11 +335,13 @@ func (w *txWriter) upsertPersisted(ctx context.Context, u persistedChange, gen i
 		}
 		args := append([]any{h.ID, h.Version, h.CreatedAt, h.Cwd, h.ParentSession, h.SeedLength, h.DelegationDepth, h.AgentPreset,
 			u.revision, gen, u.events, len(u.docs), u.path, u.dir}, u.cat.args()...)
-		err = w.c.QueryRowContext(ctx, `INSERT INTO persisted_sessions(session_id, version, created_at, cwd, parent_session,
+		insert, err := w.stmt(ctx, `INSERT INTO persisted_sessions(session_id, version, created_at, cwd, parent_session,
 			seed_length, delegation_depth, agent_preset, revision, generation, event_count, doc_count, log_path, workspace_dir,
-			`+catalogNames+`) VALUES (`+placeholders(len(args))+`) RETURNING session_key`,
-			args...).Scan(&key)
+			`+catalogNames+`) VALUES (`+placeholders(len(args))+`) RETURNING session_key`)
 		if err != nil {
+			return false, err
+		}
+		if err := insert.QueryRowContext(ctx, args...).Scan(&key); err != nil {
 			return false, err
 		}
 	case err != nil:
@@ -392,10 +395,14 @@ func (w *txWriter) removeDocs(ctx context.Context, t tables, key int64) error {
 	}
 	for rows.Next() {
 		op := ftsOp{fts: t.fts, del: true}
-		if err := rows.Scan(&op.id, &op.text); err != nil {
+		var text string
+		if err := rows.Scan(&op.id, &text); err != nil {
 			rows.Close()
 			return err
 		}
+		// The index tokenized the text's indexed form; a delete must
+		// give the same form again.
+		op.text = searchtext.Segment(text).Text
 		w.ops = append(w.ops, op)
 	}
 	if err := rows.Close(); err != nil {
@@ -409,43 +416,22 @@ func (w *txWriter) removeDocs(ctx context.Context, t tables, key int64) error {
 // statement is a round trip into SQLite, which costs more than a row.
 const insertRows = 64
 
-// addDocs stores a session's documents under key, numbered in tie-break
-// order (see docBits), and queues them for the FTS index.
-func (w *txWriter) addDocs(ctx context.Context, t tables, key int64, docs []sessionquery.Document) error {
+// addDocs stores a session's rows under key, numbered in the order
+// prepareDocs gave them (see docBits), and queues them for the FTS index.
+func (w *txWriter) addDocs(ctx context.Context, t tables, key int64, docs []docRow) error {
 	if len(docs) > maxLocal+1 {
 		return fmt.Errorf("%d searchable events exceed the index's per-session limit of %d", len(docs), maxLocal+1)
 	}
-	type prepared struct {
-		doc  *sessionquery.Document
-		text string
-		n    int
-	}
-	ps := make([]prepared, len(docs))
-	for i := range docs {
-		text, n := sanitizeText(capText(docs[i].Text))
-		ps[i] = prepared{doc: &docs[i], text: text, n: n}
-	}
-	slices.SortFunc(ps, func(a, b prepared) int {
-		switch {
-		case a.n != b.n:
-			return cmpInt(int64(a.n), int64(b.n))
-		case a.doc.Time != b.doc.Time:
-			return cmpInt(b.doc.Time, a.doc.Time)
-		default:
-			return cmpInt(int64(b.doc.Seq), int64(a.doc.Seq))
-		}
-	})
-	for start := 0; start < len(ps); start += insertRows {
-		chunk := ps[start:min(len(ps), start+insertRows)]
+	for start := 0; start < len(docs); start += insertRows {
+		chunk := docs[start:min(len(docs), start+insertRows)]
 		w.args = w.args[:0]
-		for i, p := range chunk {
+		for i := range chunk {
+			r := &chunk[i]
 			id := key<<docBits | int64(start+i)
-			w.args = append(w.args, id, p.doc.Seq, p.doc.Type, p.doc.Time, p.doc.Surface, p.n, p.text)
-			w.ops = append(w.ops, ftsOp{fts: t.fts, id: id, text: p.text})
+			w.args = append(w.args, id, r.seq, r.typ, r.time, r.surface, r.n, r.text)
+			w.ops = append(w.ops, ftsOp{fts: t.fts, id: id, text: r.form})
 		}
-		q := `INSERT INTO ` + t.docs + `(doc_id, seq, type, time, surface, codepoint_length, text) VALUES (?, ?, ?, ?, ?, ?, ?)` +
-			strings.Repeat(`, (?, ?, ?, ?, ?, ?, ?)`, len(chunk)-1)
-		st, err := w.stmt(ctx, q)
+		st, err := w.stmt(ctx, insertDocsSQL(t, len(chunk)))
 		if err != nil {
 			return err
 		}
@@ -455,6 +441,12 @@ func (w *txWriter) addDocs(ctx context.Context, t tables, key int64, docs []sess
 	}
 	clear(w.args)
 	return nil
+}
+
+// insertDocsSQL is the INSERT of n content rows into t.
+func insertDocsSQL(t tables, n int) string {
+	return `INSERT INTO ` + t.docs + `(doc_id, seq, type, time, surface, codepoint_length, text) VALUES (?, ?, ?, ?, ?, ?, ?)` +
+		strings.Repeat(`, (?, ?, ?, ?, ?, ?, ?)`, n-1)
 }
 
 // applyFTS runs the queued FTS operations, deletions first.
@@ -470,9 +462,6 @@ func (w *txWriter) applyFTS(ctx context.Context) error {
 	})
 	for _, op := range w.ops {
 		q := `INSERT INTO ` + op.fts + `(rowid, text) VALUES (?, ?)`
-		// The index tokenizes the text's indexed form; a delete must give
-		// the same form again.
-		args := []any{op.id, searchtext.Segment(op.text).Text}
 		if op.del {
 			q = `INSERT INTO ` + op.fts + `(` + op.fts + `, rowid, text) VALUES ('delete', ?, ?)`
 		}
@@ -480,7 +469,7 @@ func (w *txWriter) applyFTS(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if _, err := st.ExecContext(ctx, args...); err != nil {
+		if _, err := st.ExecContext(ctx, op.id, op.text); err != nil {
 			return err
 		}
 	}

@@ -11,6 +11,14 @@ func BuildDocuments(sessionID string, events []session.Event) ([]Document, error
 	if err != nil {
 		return nil, err
 	}
+	return FoldedDocuments(sessionID, events, f), nil
+}
+
+// FoldedDocuments is BuildDocuments for a log already folded: f must be
+// the fold of exactly these events (session.Fold, or the fold
+// session.ValidateLogFold returns), so a reader that validates a log
+// folds it once.
+func FoldedDocuments(sessionID string, events []session.Event, f *session.SurfaceFold) []Document {
 	docs := []Document{}
 	var x textScanner
 	for _, e := range events {
@@ -20,7 +28,7 @@ func BuildDocuments(sessionID string, events []session.Event) ([]Document, error
 		}
 		docs = append(docs, Document{EventRecord: eventRecord(f, sessionID, e), Text: text})
 	}
-	return docs, nil
+	return docs
 }
 
 // ClassifyEvents folds a whole log and returns every event's metadata with
