@@ -357,3 +357,51 @@ func TestReaderThatDiesBeforeItsCommitLeavesTheRecordToTheNext(t *testing.T) {
 		t.Errorf("the next reader: %d listings, inspections %v; want only b inspected", lists, inspects)
 	}
 }
+
+// Another dsh process creates a session and appends to one, then exits;
+// a fresh process finds both through the journal, reading only those two
+// logs.
+func TestAFreshProcessSeesAnotherProcesssWrites(t *testing.T) {
+	f, feed := newFeedFixture(t)
+	f.persist(hdr("a", 1), texts("needle a"))
+	f.persist(hdr("b", 2), texts("needle b"))
+	f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
+	f.ix.Close()
+
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"=write-and-exit", "DSH_ROOT="+f.st.Root())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the writer: %v\n%s", err, out)
+	}
+
+	f.ix = f.newIndex(f.cfg)
+	feed.reset()
+	if got := sorted(sessionIDs(f.sessions(sessionquery.SessionSearchRequest{Query: "written"}))); !reflect.DeepEqual(got, []string{"a", "c"}) {
+		t.Errorf("the fresh process found %v, want the appended a and the new c", got)
+	}
+	if lists, _, inspects := feed.reset(); lists != 0 || !reflect.DeepEqual(sorted(inspects), []string{"a", "c"}) {
+		t.Errorf("%d listings, inspections %v; want only a and c read", lists, inspects)
+	}
+}
+
+// runWriteAndExit is another dsh process: it appends to session a, creates
+// session c, flushes and closes both, and exits.
+func runWriteAndExit() error {
+	st := store.New(os.Getenv("DSH_ROOT"), store.Options{})
+	w, _, events, err := st.Open(context.Background(), "a")
+	if err != nil {
+		return err
+	}
+	err = w.Append(ev(len(events), session.TypeAssistantMessage, assistantMsg("needle written by another process")))
+	if err == nil {
+		err = w.Flush()
+	}
+	if err = errors.Join(err, w.Close()); err != nil {
+		return err
+	}
+	c, err := st.Create(hdr("c", 3), texts("needle written into a new session"))
+	if err != nil {
+		return err
+	}
+	return c.Close()
+}

@@ -304,6 +304,8 @@ func runHelper(mode string) error {
 	switch mode {
 	case "append-then-die":
 		return runAppendThenDie()
+	case "write-and-exit":
+		return runWriteAndExit()
 	case "build-forever":
 		reg := session.NewRegistry()
 		svc, err := sessionquery.New(sessionquery.DefaultConfig(), reg)
