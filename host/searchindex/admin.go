@@ -3,6 +3,7 @@ package searchindex
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -150,14 +151,16 @@ func (ix *Index) buildBeside(ctx context.Context, progress func(done, total int)
 	f.Close()
 	// Nobody else knows the new file until it is copied in, and a crash
 	// leaves only a file the next rebuild removes: it is written without
-	// a write-ahead log (which would write every page twice) and without
-	// syncs, and switched to the configured journal mode once complete.
+	// a write-ahead log (which would write every page twice), without a
+	// rollback journal (see buildUnsynced) and without syncs, and switched
+	// to the configured journal mode once complete.
 	cfg := ix.cfg
 	cfg.Path, cfg.OpenAt, cfg.JournalMode = tmp, OpenAtFirstSearch, "truncate"
 	fresh, err := New(cfg, ix.svc, Options{Log: ix.log, Notice: ix.notice})
 	if err != nil {
 		return tmp, err
 	}
+	fresh.private = true
 	err = fresh.buildUnsynced(ctx)
 	if err == nil {
 		err = fresh.Update(ctx, progress)
@@ -173,27 +176,50 @@ func (ix *Index) buildBeside(ctx context.Context, progress func(done, total int)
 	return tmp, errors.Join(err, fresh.Close())
 }
 
-// buildUnsynced opens a private, new index for building: no syncs.
+// A rebuild's private file is written in larger batches (privateBatchScale)
+// into a larger FTS5 in-memory index (privateHashBytes): each commit then
+// flushes one large segment instead of a few small ones, and large
+// segments need fewer merges. automerge is raised as bulkLoad does for a
+// shared file. The defaults are restored before the file is copied in.
+const (
+	privateHashBytes  = 16 << 20
+	ftsHashBytes      = 1 << 20 // FTS5's default hashsize
+	privateAutomerge  = 16
+	ftsAutomerge      = 4 // FTS5's default automerge
+	privateBatchScale = 2
+)
+
+// buildUnsynced opens a private, new index for building: no syncs and no
+// rollback journal (a failed build discards the file, so nothing is ever
+// rolled back into it), and the FTS5 policy above.
 func (ix *Index) buildUnsynced(ctx context.Context) error {
 	if err := ix.begin(ctx); err != nil {
 		return err
 	}
 	defer ix.queue.release()
-	_, err := ix.db.conn.ExecContext(ctx, `PRAGMA synchronous = OFF`)
-	return err
+	return ix.db.execAll(ctx,
+		`PRAGMA synchronous = OFF`,
+		`PRAGMA journal_mode = OFF`,
+		fmt.Sprintf(`INSERT INTO persisted_fts(persisted_fts, rank) VALUES ('automerge', %d)`, privateAutomerge),
+		fmt.Sprintf(`INSERT INTO persisted_fts(persisted_fts, rank) VALUES ('hashsize', %d)`, privateHashBytes))
 }
 
-// finishBuild syncs the built index and gives it the journal mode the
-// live index runs with, so the copy into it changes nothing else.
+// finishBuild restores FTS5's policy, syncs the built index and gives it
+// the journal mode the live index runs with, so the copy into it changes
+// nothing else.
 func (ix *Index) finishBuild(ctx context.Context, journalMode string) error {
 	if err := ix.begin(ctx); err != nil {
 		return err
 	}
 	defer ix.queue.release()
-	if _, err := ix.db.conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL`); err != nil {
+	err := ix.db.execAll(ctx,
+		fmt.Sprintf(`INSERT INTO persisted_fts(persisted_fts, rank) VALUES ('automerge', %d)`, ftsAutomerge),
+		fmt.Sprintf(`INSERT INTO persisted_fts(persisted_fts, rank) VALUES ('hashsize', %d)`, ftsHashBytes),
+		`PRAGMA synchronous = NORMAL`)
+	if err != nil {
 		return err
 	}
-	_, err := ix.db.setJournalMode(ctx, journalMode)
+	_, err = ix.db.setJournalMode(ctx, journalMode)
 	return err
 }
 

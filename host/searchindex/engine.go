@@ -48,6 +48,7 @@ type Index struct {
 	listedNow   bool  // the running reconciliation lists fully
 	verifyAfter int64 // the session key the bounded re-verification continues after
 	forceFull   bool  // the running reconciliation lists everything (Verify)
+	private     bool  // a rebuild's new file, which no other process knows (see buildBeside)
 	ranked      *rankedSessions
 }
 

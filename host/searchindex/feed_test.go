@@ -269,3 +269,33 @@ func TestBulkLoadRestoresTheMergePolicy(t *testing.T) {
 		t.Errorf("automerge = %d after a bulk load, want 4", n)
 	}
 }
+
+// A rebuild's private file runs with its own FTS5 policy and no journal;
+// the index it is copied into gets the defaults and its journal mode.
+func TestRebuildRestoresTheDefaultPolicy(t *testing.T) {
+	f := newFixture(t)
+	for i := range bulkSessions + 5 {
+		f.persist(hdr(fmt.Sprintf("s%03d", i), int64(i)), texts(fmt.Sprintf("needle %d", i)))
+	}
+	if err := f.ix.Rebuild(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.count(`SELECT v FROM persisted_fts_config WHERE k = 'automerge'`); n != ftsAutomerge {
+		t.Errorf("automerge = %d after a rebuild, want %d", n, ftsAutomerge)
+	}
+	if n := f.count(`SELECT v FROM persisted_fts_config WHERE k = 'hashsize'`); n != ftsHashBytes {
+		t.Errorf("hashsize = %d after a rebuild, want %d", n, ftsHashBytes)
+	}
+	var mode string
+	if err := f.ix.begin(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	err := f.ix.db.conn.QueryRowContext(context.Background(), `PRAGMA journal_mode`).Scan(&mode)
+	f.ix.queue.release()
+	if err != nil || mode != f.ix.cfg.JournalMode {
+		t.Errorf("journal mode %q (%v), want %q", mode, err, f.ix.cfg.JournalMode)
+	}
+	if got := f.sessions(sessionquery.SessionSearchRequest{Query: "needle", Limit: intp(100)}); len(got.Items) != 100 {
+		t.Errorf("%d hits after a rebuild", len(got.Items))
+	}
+}

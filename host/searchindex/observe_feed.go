@@ -296,16 +296,20 @@ const bulkSessions = 200
 // which roughly halves the merge work of a build) and returns the function
 // that restores the default for incremental updates. The setting lives in
 // the shared database; a process that dies in between leaves the laxer
-// merge policy until the next bulk load ends.
+// merge policy until the next bulk load ends. A rebuild's private file
+// has its own policy for the whole build (see buildUnsynced).
 func (ix *Index) bulkLoad(ctx context.Context) func() {
+	if ix.private {
+		return func() {}
+	}
 	set := func(n int) {
 		_, err := ix.db.conn.ExecContext(context.WithoutCancel(ctx), `INSERT INTO persisted_fts(persisted_fts, rank) VALUES ('automerge', ?)`, n)
 		if err != nil {
 			ix.log.Warn("session-search: cannot change the FTS5 merge policy", "err", err)
 		}
 	}
-	set(16)
-	return func() { set(4) }
+	set(privateAutomerge)
+	return func() { set(ftsAutomerge) }
 }
 
 // index inspects one log and queues its documents.
@@ -321,7 +325,7 @@ func (w *feedWork) index(ctx context.Context, snap sessionquery.PersistedSnapsho
 // accumulated.
 func (w *feedWork) add(ctx context.Context, c persistedChange) error {
 	w.inter.addUpsert(c)
-	if !w.inter.full() {
+	if !w.inter.full(w.ix.private) {
 		return nil
 	}
 	if err := checkCtx(ctx); err != nil {

@@ -445,6 +445,16 @@ func (d *database) immediate(ctx context.Context, fn func() error) (err error) {
 	return err
 }
 
+// execAll runs statements in order, stopping at the first that fails.
+func (d *database) execAll(ctx context.Context, stmts ...string) error {
+	for _, q := range stmts {
+		if _, err := d.conn.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (d *database) close() error {
 	d.closeStatements()
 	var errs []error

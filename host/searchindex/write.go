@@ -77,7 +77,15 @@ const (
 	batchBytes = 8 << 20
 )
 
-func (b *batch) full() bool { return b.docs >= batchDocs || b.bytes >= batchBytes }
+// full reports whether the batch should be committed; a rebuild's
+// private file takes larger ones (privateBatchScale).
+func (b *batch) full(private bool) bool {
+	scale := 1
+	if private {
+		scale = privateBatchScale
+	}
+	return b.docs >= scale*batchDocs || b.bytes >= scale*batchBytes
+}
 
 func (b *batch) empty() bool {
 	return len(b.upserts) == 0 && len(b.deletes) == 0 && len(b.pendingAdd) == 0 &&
