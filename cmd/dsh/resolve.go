@@ -24,7 +24,8 @@ const maxCandidates = 10
 // session. No match is a failure (exit 1); an ambiguous prefix is a usage
 // error (exit 2) that lists the candidates.
 func resolveSession(ctx context.Context, q summaryLister, arg string) (sessionquery.SessionSummary, error) {
-	page, err := q.ListSummaries(ctx, sessionquery.SummaryRequest{})
+	// Only the id's matches are read, not the whole catalog.
+	page, err := q.ListSummaries(ctx, sessionquery.SummaryRequest{IDPrefix: arg})
 	if err != nil {
 		return sessionquery.SessionSummary{}, err
 	}

@@ -177,6 +177,20 @@ func summarySource(persisted, hasLive bool) string {
 	return live + ` UNION ALL ` + persistedRows + ` WHERE session_id NOT IN (SELECT session_id FROM temp.live_sessions)`
 }
 
+// prefixSuccessor is the least string greater than every string that
+// starts with p: p with its last byte below 0xff incremented and what
+// follows it dropped (false when p is all 0xff bytes: no bound).
+func prefixSuccessor(p string) (string, bool) {
+	b := []byte(p)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xff {
+			b[i]++
+			return string(b[:i+1]), true
+		}
+	}
+	return "", false
+}
+
 // summaryWhere renders the request's workspace and position conditions.
 func summaryWhere(req sessionquery.SummaryRequest, positioned bool) (string, []any) {
 	var conds []string
@@ -192,6 +206,16 @@ func summaryWhere(req sessionquery.SummaryRequest, positioned bool) (string, []a
 	}
 	if req.RequireCwd {
 		conds = append(conds, `cwd IS NOT NULL`)
+	}
+	if req.IDPrefix != "" {
+		// A range of the session_id index, not a scan: ids compare
+		// bytewise (BINARY), so the prefix's successor bounds it.
+		conds = append(conds, `session_id >= ?`)
+		args = append(args, req.IDPrefix)
+		if upper, ok := prefixSuccessor(req.IDPrefix); ok {
+			conds = append(conds, `session_id < ?`)
+			args = append(args, upper)
+		}
 	}
 	if positioned && req.After != nil {
 		conds = append(conds, `(created_at < ? OR (created_at = ? AND session_id > ?))`)

@@ -229,3 +229,38 @@ func TestABigCatalogIsPagedThroughItsOrderIndex(t *testing.T) {
 		t.Errorf("plan = %q, %v", plan, err)
 	}
 }
+
+// An id prefix selects a range of the session_id index: the ids that
+// start with it, live and persisted, newest first, and no other.
+func TestSummariesOfAnIDPrefix(t *testing.T) {
+	f := newFixture(t)
+	for i, id := range []string{"aa", "ab", "ab1", "ab~", "ac", "b"} {
+		f.persist(hdr(id, int64(i)), texts("x"))
+	}
+	l := f.live(hdr("ab9", 9), texts("live"))
+	defer f.reg.Detach(l)
+	ctx := context.Background()
+	for prefix, want := range map[string][]string{
+		"ab":  {"ab9", "ab~", "ab1", "ab"},
+		"ab1": {"ab1"},
+		"a":   {"ab9", "ac", "ab~", "ab1", "ab", "aa"},
+		"abz": {},
+		"":    {"ab9", "b", "ac", "ab~", "ab1", "ab", "aa"},
+	} {
+		page, err := f.ix.Summaries(ctx, sessionquery.SummaryRequest{IDPrefix: prefix})
+		if err != nil || !reflect.DeepEqual(summaryIDs(page), want) || page.Total != len(want) {
+			t.Errorf("prefix %q: %v (total %d), %v; want %v", prefix, summaryIDs(page), page.Total, err, want)
+		}
+	}
+}
+
+func TestPrefixSuccessorBoundsEveryExtension(t *testing.T) {
+	for p, want := range map[string]string{"ab": "ac", "a\xff": "b", "a\xff\xff": "b", "0": "1"} {
+		if got, ok := prefixSuccessor(p); !ok || got != want {
+			t.Errorf("prefixSuccessor(%q) = %q, %v; want %q", p, got, ok, want)
+		}
+	}
+	if got, ok := prefixSuccessor("\xff\xff"); ok {
+		t.Errorf("prefixSuccessor of 0xff bytes = %q, want no bound", got)
+	}
+}

@@ -53,6 +53,9 @@ type SummaryRequest struct {
 	Cwds []string
 	// RequireCwd drops sessions without a workspace.
 	RequireCwd bool
+	// IDPrefix keeps the sessions whose id starts with it ("": every id),
+	// so that resolving an id or a prefix reads only its matches.
+	IDPrefix string
 	// After continues after this position (nil: from the newest).
 	After *SummaryPosition
 	// Limit bounds the page (0: no bound).
@@ -112,7 +115,7 @@ func (s *Service) ListSummaries(ctx context.Context, req SummaryRequest) (Summar
 	var picked []SessionRecord
 	for _, r := range SortSummaryOrder(records) {
 		h := r.Header
-		if (req.Cwds != nil && (h.Cwd == nil || !slices.Contains(req.Cwds, *h.Cwd))) || (req.RequireCwd && h.Cwd == nil) {
+		if (req.Cwds != nil && (h.Cwd == nil || !slices.Contains(req.Cwds, *h.Cwd))) || (req.RequireCwd && h.Cwd == nil) || !strings.HasPrefix(h.ID, req.IDPrefix) {
 			continue
 		}
 		page.Total++

@@ -99,6 +99,10 @@ func TestListSummariesWithoutACatalogReadsThePageFromTheLogs(t *testing.T) {
 	if err != nil || len(page.Items) != 1 || page.Items[0].Title == nil || page.Items[0].Title.Title != "titled" || page.More {
 		t.Errorf("second page = %+v, %v", page, err)
 	}
+	page, err = fx.svc.ListSummaries(context.Background(), SummaryRequest{IDPrefix: "b"})
+	if err != nil || len(page.Items) != 1 || page.Items[0].Header.ID != "b" || page.Total != 1 {
+		t.Errorf("id prefix b = %+v, %v", page, err)
+	}
 	// A catalog that fails leaves the listing to the logs.
 	fx.svc.SetEngine(&fakeCatalog{fail: errors.New("index unusable")})
 	page, err = fx.svc.ListSummaries(context.Background(), SummaryRequest{})
