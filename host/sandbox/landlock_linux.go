@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -33,7 +34,7 @@ func landlockVersion() int {
 // executable launcher (dsh itself; see MaybeLaunch). An empty launcher
 // means commands cannot be sandboxed from this process.
 func Detect(launcher string) Sandbox {
-	return &landlockSandbox{launcher: launcher, version: min(landlockVersion(), maxVersion), sockets: socketFilterAvailable(), maxZygotes: defaultMaxZygotes}
+	return &landlockSandbox{launcher: launcher, version: min(landlockVersion(), maxVersion), sockets: socketFilterAvailable(), maxZygotes: defaultMaxZygotes, replyTimeout: defaultReplyTimeout}
 }
 
 // landlockSandbox is the Landlock sandbox and its zygotes (see
@@ -55,6 +56,8 @@ type landlockSandbox struct {
 	// maxZygotes bounds the zygotes kept (defaultMaxZygotes); with 0 every
 	// command gets a fresh launcher.
 	maxZygotes int
+	// replyTimeout bounds a zygote's owed answers (defaultReplyTimeout).
+	replyTimeout time.Duration
 
 	mu      sync.Mutex
 	zygotes []*zygote

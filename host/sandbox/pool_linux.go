@@ -111,7 +111,7 @@ func (s *landlockSandbox) zygoteFor(policy, plan string) (*zygote, error) {
 	if s.failed[policy] {
 		return nil, nil
 	}
-	z, err := startZygote(s.launcher, policy)
+	z, err := startZygote(s.launcher, policy, s.replyTimeout)
 	if err != nil {
 		// A fresh launcher may still work (say dsh's binary is hidden
 		// from the zygote's rules) and reports its own error if not; this

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -52,6 +53,13 @@ const (
 const ctlFD = 3
 
 const (
+	// defaultReplyTimeout bounds the wait for an answer a zygote owes
+	// now: the pid of a command it was asked to start, the status of one
+	// that has exited. A zygote that misses it (a command stopped it) is
+	// killed and replaced; it is never waited for forever.
+	defaultReplyTimeout = 10 * time.Second
+	// startTimeout bounds a new zygote's start, up to its report.
+	startTimeout = 30 * time.Second
 	// maxFiles bounds the descriptors of one command (stdio included).
 	maxFiles = 64
 	// maxRequest bounds one start request (argv and environment).
@@ -246,6 +254,9 @@ type zygote struct {
 	cmd    *exec.Cmd
 	exited chan struct{}
 
+	// replyTimeout is defaultReplyTimeout, shorter in tests.
+	replyTimeout time.Duration
+
 	busy    int  // commands started and not yet waited for
 	retired bool // no new commands; closed once idle
 	lastUse uint64
@@ -253,7 +264,7 @@ type zygote struct {
 
 // startZygote starts a zygote for policy (JSON) through launcher and
 // waits for its report.
-func startZygote(launcher, policy string) (*zygote, error) {
+func startZygote(launcher, policy string, replyTimeout time.Duration) (*zygote, error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("cannot create the sandbox control socket: %w", err)
@@ -277,13 +288,15 @@ func startZygote(launcher, policy string) (*zygote, error) {
 		ctl.Close()
 		return nil, fmt.Errorf("cannot start the sandbox launcher: %w", err)
 	}
-	z := &zygote{policy: policy, ctl: ctl, cmd: cmd, exited: make(chan struct{})}
+	z := &zygote{policy: policy, ctl: ctl, cmd: cmd, exited: make(chan struct{}), replyTimeout: replyTimeout}
 	go func() {
 		defer close(z.exited)
 		_ = cmd.Wait()
 	}()
 	buf := make([]byte, maxReport)
+	_ = ctl.SetReadDeadline(time.Now().Add(startTimeout))
 	n, err := ctl.Read(buf)
+	_ = ctl.SetReadDeadline(time.Time{})
 	if err == nil && n == 0 {
 		err = io.EOF
 	}
@@ -310,9 +323,12 @@ func (z *zygote) dead() bool {
 	}
 }
 
-// close ends the zygote and waits until it exited.
+// close ends the zygote and waits until it exited. It kills rather than
+// waits for the zygote to see its control socket close: a command may
+// have stopped it (SIGSTOP reaches it, as they share a Landlock domain).
 func (z *zygote) close() {
 	z.ctl.Close()
+	_ = z.cmd.Process.Kill()
 	<-z.exited
 }
 
@@ -348,9 +364,17 @@ func (z *zygote) start(cmd *exec.Cmd, p Policy, done func()) (*Process, error) {
 
 // zygoteProc is a command started by a zygote, until its status arrives.
 type zygoteProc struct {
-	pid  int
-	sock *os.File
-	dec  *json.Decoder
+	z     *zygote
+	pid   int
+	sock  *os.File
+	dec   *json.Decoder
+	pidfd *os.File // nil without pidfd support
+}
+
+func (zp *zygoteProc) closePidfd() {
+	if zp.pidfd != nil {
+		zp.pidfd.Close()
+	}
 }
 
 // send passes the request and the command's descriptors to the zygote and
@@ -376,6 +400,7 @@ func (z *zygote) send(req startRequest, files []*os.File) (*zygoteProc, error) {
 		// command's files.
 		rights = append(rights, int(f.Fd()))
 	}
+	_ = z.ctl.SetWriteDeadline(time.Now().Add(z.replyTimeout))
 	_, _, err = z.ctl.WriteMsgUnix([]byte{'r'}, unix.UnixRights(rights...), nil)
 	runtime.KeepAlive(files)
 	unix.Close(fds[1])
@@ -387,9 +412,15 @@ func (z *zygote) send(req startRequest, files []*os.File) (*zygoteProc, error) {
 		sock.Close()
 		return nil, fmt.Errorf("%w: cannot send it the command: %v", errZygoteGone, err)
 	}
-	zp := &zygoteProc{sock: sock, dec: json.NewDecoder(io.LimitReader(sock, maxReply))}
+	zp := &zygoteProc{z: z, sock: sock, dec: json.NewDecoder(io.LimitReader(sock, maxReply))}
 	var r zygoteReply
-	if err := zp.dec.Decode(&r); err != nil {
+	_ = sock.SetReadDeadline(time.Now().Add(z.replyTimeout))
+	err = zp.dec.Decode(&r)
+	_ = sock.SetReadDeadline(time.Time{})
+	if err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			_ = z.cmd.Process.Kill()
+		}
 		sock.Close()
 		return nil, fmt.Errorf("%w: it ended before starting the command (%v)", errZygoteGone, err)
 	}
@@ -403,8 +434,15 @@ func (z *zygote) send(req startRequest, files []*os.File) (*zygoteProc, error) {
 		sock.Close()
 		return nil, fmt.Errorf("%w: it reported pid %d, which is not its child", errZygoteGone, r.Pid)
 	}
+	// Its exit is seen without the zygote too, so a stopped zygote cannot
+	// hold Wait forever; without pidfds (Linux < 5.3) only the zygote
+	// tells.
+	if fd, err := unix.PidfdOpen(r.Pid, unix.PIDFD_NONBLOCK); err == nil {
+		zp.pidfd = os.NewFile(uintptr(fd), "sandbox-command")
+	}
 	if err := json.NewEncoder(sock).Encode(true); err != nil {
 		sock.Close()
+		zp.closePidfd()
 		return nil, fmt.Errorf("%w: %v", errZygoteGone, err)
 	}
 	zp.pid = r.Pid
@@ -429,14 +467,69 @@ func parentOf(pid int) (int, error) {
 	return strconv.Atoi(f[1])
 }
 
-// wait reads the command's wait status.
+// wait reads the command's wait status: the zygote's report, which must
+// come within replyTimeout of the command's exit.
 func (zp *zygoteProc) wait() (syscall.WaitStatus, error) {
-	defer zp.sock.Close()
-	var r zygoteReply
-	if err := zp.dec.Decode(&r); err != nil || !r.Exited {
-		return 0, errors.New("the sandbox launcher ended before the command did; its exit status is lost")
+	type answer struct {
+		status syscall.WaitStatus
+		err    error
 	}
-	return syscall.WaitStatus(r.Status), nil
+	answered := make(chan answer, 1)
+	go func() {
+		var r zygoteReply
+		if err := zp.dec.Decode(&r); err != nil || !r.Exited {
+			answered <- answer{err: errors.New("the sandbox launcher ended before the command did; its exit status is lost")}
+			return
+		}
+		answered <- answer{status: syscall.WaitStatus(r.Status)}
+	}()
+	exited := make(chan struct{}, 1)
+	watched := make(chan struct{})
+	if zp.pidfd != nil {
+		go func() {
+			defer close(watched)
+			if waitReadable(zp.pidfd) {
+				exited <- struct{}{}
+			}
+		}()
+	} else {
+		close(watched)
+	}
+	var a answer
+	select {
+	case a = <-answered:
+	case <-exited:
+		timer := time.NewTimer(zp.z.replyTimeout)
+		select {
+		case a = <-answered:
+		case <-timer.C:
+			_ = zp.z.cmd.Process.Kill()
+			zp.sock.Close() // ends the reader
+			<-answered
+			a = answer{err: errors.New("the sandbox launcher did not report the command's exit status; it was stopped and will be replaced")}
+		}
+		timer.Stop()
+	}
+	zp.sock.Close()
+	zp.closePidfd() // ends waitReadable if the answer came first
+	<-watched
+	return a.status, a.err
+}
+
+// waitReadable reports, once f (a pidfd) is readable, that its process
+// exited; false when f was closed first or cannot be polled.
+func waitReadable(f *os.File) bool {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	readable := false
+	err = rc.Read(func(fd uintptr) bool {
+		n, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, 0)
+		readable = err == nil && n > 0
+		return readable || err != nil
+	})
+	return err == nil && readable
 }
 
 // stdio are the parent's side of a command's descriptors that are not

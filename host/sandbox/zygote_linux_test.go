@@ -14,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -291,6 +292,52 @@ func TestZygoteIsWhollyInsideTheSandbox(t *testing.T) {
 		}
 		if !strings.Contains(string(st), "NoNewPrivs:\t1") || !strings.Contains(string(st), "Seccomp:\t2") {
 			t.Fatalf("%s is not restricted:\n%s", task, st)
+		}
+	}
+}
+
+func TestAStoppedZygoteIsReplacedNotWaitedFor(t *testing.T) {
+	b, s := zygoteBox(t)
+	// The bound on an answer the zygote owes; the zygote below never
+	// answers, so its length only sets how long the test waits.
+	s.replyTimeout = 50 * time.Millisecond
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A command stops its zygote (they share a Landlock domain, so the
+	// signal is allowed), waits until it is stopped, and exits: the
+	// zygote cannot report the status.
+	cmd := exec.Command(bash, "-c", `kill -STOP $PPID; until [ "$(cut -d' ' -f3 /proc/$PPID/stat)" = T ]; do :; done; exit 4`)
+	cmd.Dir = b.ws
+	proc, err := b.sb.Start(cmd, b.policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := proc.Wait(); err == nil {
+		t.Fatal("Wait returned a status the stopped zygote cannot have sent")
+	}
+	// The next command gets a new zygote.
+	first, _ := b.ppid(t, b.policy)
+
+	// A zygote stopped from outside misses the pid it owes: the command
+	// goes to a new one.
+	zs := s.liveZygotes()
+	if len(zs) != 1 {
+		t.Fatalf("%d zygotes", len(zs))
+	}
+	if err := syscall.Kill(zs[0].cmd.Process.Pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	second, rep := b.ppid(t, b.policy)
+	if second == first || !rep.Zygote {
+		t.Fatalf("the stopped zygote %s ran the command (now %s, report %+v)", first, second, rep)
+	}
+	if !zs[0].dead() {
+		select {
+		case <-zs[0].exited:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the stopped zygote was not killed")
 		}
 	}
 }
