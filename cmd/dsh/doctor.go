@@ -89,12 +89,18 @@ func writeDoctor(w io.Writer, cfg *config.Config, dir string, sb sbx.Sandbox) (b
 	}
 	probe := p
 	probe.Write = []string{dir}
-	start := time.Now()
-	if err := probeLauncher(svc, probe, dir); err != nil {
-		fmt.Fprintf(w, "launcher: FAILED: %v\n", err)
-		return false, nil
+	// The first run starts the policy's zygote, the second reuses it.
+	var took [2]time.Duration
+	for i := range took {
+		start := time.Now()
+		if err := probeLauncher(svc, probe, dir); err != nil {
+			fmt.Fprintf(w, "launcher: FAILED: %v\n", err)
+			return false, nil
+		}
+		took[i] = time.Since(start)
 	}
-	fmt.Fprintf(w, "launcher: ok (true ran sandboxed in %s)\n", time.Since(start).Round(100*time.Microsecond))
+	fmt.Fprintf(w, "launcher: ok (true ran sandboxed in %s starting the zygote, then in %s)\n",
+		took[0].Round(100*time.Microsecond), took[1].Round(100*time.Microsecond))
 	return true, nil
 }
 
