@@ -55,10 +55,13 @@ func StartACP(ctx context.Context, in io.Reader, out io.Writer, o ACPOptions) er
 	var rt *Runtime
 	build := func(ctx context.Context) (acp.Backend, error) {
 		r, err := o.Build(ctx)
+		rt = r
 		if err != nil {
 			return acp.Backend{}, err
 		}
-		rt = r
+		if r == nil {
+			return acp.Backend{}, errors.New("compositions: ACPOptions.Build returned no runtime")
+		}
 		if err := r.servesACP(); err != nil {
 			return acp.Backend{}, err
 		}
