@@ -65,7 +65,8 @@ func measureResume(ctx context.Context, bin string, l layout, ws string, runs in
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		return res, err
 	}
-	t, err := startTmux(ctx, "dshbench-"+filepath.Base(dir), script)
+	// The server's socket lives in dir too, so nothing is left behind.
+	t, err := startTmux(ctx, filepath.Join(dir, "tmux.sock"))
 	if err != nil {
 		return res, err
 	}
@@ -173,12 +174,12 @@ type tmuxBlock struct {
 // startTmux starts the server with a 120×40 session (its first window
 // runs an idle shell: the runs get windows of their own) and attaches the
 // control client at that size.
-func startTmux(ctx context.Context, socket, script string) (*tmuxControl, error) {
+func startTmux(ctx context.Context, socket string) (*tmuxControl, error) {
 	t := &tmuxControl{socket: socket, session: "bench", blocks: make(chan tmuxBlock)}
-	if out, err := exec.CommandContext(ctx, "tmux", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-s", t.session, "-x", "120", "-y", "40", "exec sleep 3600").CombinedOutput(); err != nil {
+	if out, err := exec.CommandContext(ctx, "tmux", "-S", socket, "-f", "/dev/null", "new-session", "-d", "-s", t.session, "-x", "120", "-y", "40", "exec sleep 3600").CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("tmux new-session: %w: %s", err, out)
 	}
-	t.cmd = exec.CommandContext(ctx, "tmux", "-L", socket, "-C", "attach", "-t", t.session)
+	t.cmd = exec.CommandContext(ctx, "tmux", "-S", socket, "-C", "attach", "-t", t.session)
 	var err error
 	if t.in, err = t.cmd.StdinPipe(); err != nil {
 		t.killServer()
@@ -304,7 +305,7 @@ func (t *tmuxControl) wait(ctx context.Context, target string, poll time.Duratio
 }
 
 func (t *tmuxControl) killServer() {
-	_ = exec.Command("tmux", "-L", t.socket, "kill-server").Run()
+	_ = exec.Command("tmux", "-S", t.socket, "kill-server").Run()
 }
 
 // close ends the control client and the server (and with it every pane).
