@@ -134,6 +134,35 @@ func TestTextFilterWhitespaceIsTheJavaScriptClass(t *testing.T) {
 	}
 }
 
+// The text filter stays literal (issue 16 extends full-text search, not
+// this filter): identifier parts match as substrings, never across an
+// identifier's boundaries as words.
+func TestTextFilterMatchesIdentifierPartsOnlyAsSubstrings(t *testing.T) {
+	cases := []struct {
+		filter, doc string
+		want        bool
+	}{
+		{"SessionHeader", "call parseSessionHeader(line)", true},
+		{"sessionheader", "call parseSessionHeader(line)", true},
+		{"header", "call parseSessionHeader(line)", true},
+		{"session_header", "open session_header.go", true},
+		{"session header", "call parseSessionHeader(line)", false},
+		{"session header", "open session_header.go", false},
+		{"session header", "parse-session-header", false},
+		{"session header", "the session\nheader line", true},
+		{"AI", "OpenAI and BRAID", true}, // a substring, unlike full-text search's tokens
+	}
+	for _, tc := range cases {
+		m, err := CompileTextFilter(tc.filter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.Match(tc.doc); got != tc.want {
+			t.Errorf("filter %q on %q = %v, want %v", tc.filter, tc.doc, got, tc.want)
+		}
+	}
+}
+
 func TestInvalidFiltersAreRejectedWithTheirMessages(t *testing.T) {
 	nan, inf := math.NaN(), math.Inf(1)
 	sessionCases := []struct {

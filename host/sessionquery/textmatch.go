@@ -15,6 +15,15 @@ import (
 // quoted parts joined by JSSpacePattern would (a fuzz test holds the two
 // together), but searches case-folded text with strings.Index instead of
 // simulating an automaton, so a long query over a long log stays fast.
+//
+// The filter stays the design's literal one (session-query.md §2.4) and
+// does not take up full-text search's identifier parts (host/searchtext):
+// it is a substring match, so "SessionHeader" and "header" already match
+// "parseSessionHeader", while "session header" needs whitespace between
+// the two words and matches neither "parseSessionHeader" nor
+// "session_header". A literal filter that matched text not containing it
+// could not be used to check for exactly that text; finding what people
+// type is the search engine's job.
 type TextMatcher struct {
 	parts []string // case-folded, non-empty, free of whitespace
 }
