@@ -213,9 +213,9 @@ func bestPerSession(cands []candidate) []candidate {
 	return out
 }
 
-// persistedBest returns, strongest first, at most n persisted sessions that
-// match, each with its strongest document, excluding sessions that are
-// live here.
+// persistedRanking is every persisted session's strongest match, strongest
+// first, resolved into candidates only as far as the pages asked for so far
+// need.
 //
 // FTS5 hands over every match's rowid and rank in rowid order, so a
 // session's matches arrive together (rowid>>docBits is its key) and its
@@ -224,13 +224,20 @@ func bestPerSession(cands []candidate) []candidate {
 // within a session fall to the smallest rowid, the first one seen, which
 // is the documented tie-break order by construction (see docBits). The
 // sessions' winners are then taken strongest first and resolved (session
-// predicates, live shadowing, the tie-break columns) a batch at a time,
-// until n sessions passed and the next score is worse than the n-th: the
-// sessions tied with the n-th are all resolved, so the full tie-break
-// order decides between them as it would over every match.
-func persistedBest(ctx context.Context, q querier, match string, sp, ep predicates, n int) ([]candidate, error) {
+// predicates, live shadowing, the tie-break columns) a batch at a time by
+// top.
+type persistedRanking struct {
+	sp       predicates
+	winners  []winner    // strongest first (score, then rowid)
+	next     int         // winners[:next] are resolved
+	resolved []candidate // the resolved winners that passed, in no particular order
+}
+
+// rankPersisted streams the persisted matches and orders each session's
+// strongest; nothing is resolved yet.
+func rankPersisted(ctx context.Context, q querier, match string, sp, ep predicates) (*persistedRanking, error) {
 	best, err := sessionWinners(ctx, q, match, ep)
-	if err != nil || len(best) == 0 {
+	if err != nil {
 		return nil, err
 	}
 	slices.SortFunc(best, func(a, b winner) int {
@@ -239,22 +246,37 @@ func persistedBest(ctx context.Context, q querier, match string, sp, ep predicat
 		}
 		return cmp.Compare(a.docID, b.docID)
 	})
-	var out []candidate
-	batch := max(n, 32)
-	for next := 0; next < len(best); {
-		if len(out) >= n && best[next].score > nthScore(out, n) {
+	return &persistedRanking{sp: sp, winners: best}, nil
+}
+
+// top returns, strongest first, the n strongest persisted sessions that
+// match, each with its strongest document, excluding sessions that are
+// live here; all of them, with all true, once every winner is resolved.
+// It resolves winners until n sessions passed and the next score is worse
+// than the n-th: the sessions tied with the n-th are all resolved, so the
+// full tie-break order decides between them as it would over every match.
+// A later call with a larger n goes on from there, in the same indexed
+// generation (the ranking is kept per generation, see rankKey).
+func (r *persistedRanking) top(ctx context.Context, q querier, n int) (out []candidate, all bool, err error) {
+	batch := max(n-len(r.resolved), 32)
+	for r.next < len(r.winners) {
+		if len(r.resolved) >= n && r.winners[r.next].score > nthScore(r.resolved, n) {
 			break
 		}
-		end := min(len(best), next+batch)
-		got, err := resolveWinners(ctx, q, best[next:end], sp)
+		end := min(len(r.winners), r.next+batch)
+		got, err := resolveWinners(ctx, q, r.winners[r.next:end], r.sp)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		out = append(out, got...)
-		next, batch = end, batch*2
+		r.resolved = append(r.resolved, got...)
+		r.next, batch = end, batch*2
 	}
+	out = slices.Clone(r.resolved)
 	slices.SortStableFunc(out, compareSessions)
-	return out[:min(len(out), n)], nil
+	if r.next == len(r.winners) {
+		return out, true, nil
+	}
+	return out[:min(len(out), n)], false, nil
 }
 
 // winner is one session's strongest match, as FTS5 reports it.

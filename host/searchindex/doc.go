@@ -129,8 +129,9 @@
 // order, where a session's matches are contiguous, and keeps each
 // session's strongest as they pass: no sorter holds every match and no
 // document or session row is read except for the winners that can still
-// make the page (see persistedBest). FTS5 still scores every match, so a
-// common word costs one pass over its posting list and one docsize read
+// make the pages asked for so far (see persistedRanking). FTS5 still
+// scores every match, so a common word costs one pass over its posting
+// list, one more to count the matches for bm25's idf, and one docsize read
 // per matching document. Scores of the live overlay (a separate, per-connection FTS5
 // table with its own statistics) are mapped onto the persisted table's scale
 // by recovering each document's phrase frequency and recomputing bm25 with

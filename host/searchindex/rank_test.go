@@ -124,3 +124,29 @@ func TestStreamedRankingEqualsTheWholeWindowRanking(t *testing.T) {
 		}
 	}
 }
+
+// TestAFirstPageResolvesOnlyWhatItShows: a page of 5 over 140 sessions of
+// distinct strength reads the rows of one batch of winners, not all of
+// them, and the next page resolves on from the same ranking.
+func TestAFirstPageResolvesOnlyWhatItShows(t *testing.T) {
+	f := newFixture(t)
+	for i := range 140 {
+		f.persist(hdr(fmt.Sprintf("s%03d", i), int64(i)), texts(strings.Repeat("needle ", 1+i%50)+strings.Repeat("hay ", i)))
+	}
+	p := f.sessions(sessionquery.SessionSearchRequest{Query: "needle", Limit: intp(5)})
+	if len(p.Items) != 5 || p.NextCursor == nil {
+		t.Fatalf("first page has %d items, cursor %v", len(p.Items), p.NextCursor)
+	}
+	r := f.ix.ranked.persisted
+	if len(r.winners) != 140 || r.next >= len(r.winners) {
+		t.Fatalf("resolved %d of %d winners for a page of 5", r.next, len(r.winners))
+	}
+	first := r.next
+	p = f.sessions(sessionquery.SessionSearchRequest{Query: "needle", Limit: intp(5), Cursor: p.NextCursor})
+	if len(p.Items) != 5 {
+		t.Fatalf("second page has %d items", len(p.Items))
+	}
+	if f.ix.ranked.persisted != r || r.next < first {
+		t.Error("the second page ranked again instead of resolving on from the kept ranking")
+	}
+}

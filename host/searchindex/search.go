@@ -255,46 +255,55 @@ type rankKey struct{ fingerprint, generation string }
 // the same request are cut from it instead of ranked again (the
 // model-facing session_search reads up to five pages in a row).
 type rankedSessions struct {
-	key    rankKey
-	merged []candidate
+	key       rankKey
+	live      []candidate       // every matching live session's strongest
+	persisted *persistedRanking // nil when persistence is not visible
+	merged    []candidate
 	// exact is how many leading entries of merged are the true ranking:
-	// all of them when every persisted match was fetched, else as many as
-	// persisted sessions were fetched (a live session may sort anywhere).
+	// all of them when every persisted winner was resolved (complete),
+	// else as many as persisted sessions were asked for (a live session
+	// may sort anywhere).
 	exact    int64
 	complete bool
 }
 
-// rankRows is how many sessions a ranking keeps beyond the page asked
-// for: ranking costs the same whether it keeps 21 sessions or 101.
-const rankRows = 101
-
 // rankSessions returns the sessions matching the query, best first, at
 // least want of them when there are that many, from the kept ranking when
-// it answers the same request on the same generation.
+// it answers the same request on the same generation. Only as many
+// persisted sessions are resolved as the pages asked for so far need: a
+// first page of 20 reads the rows of about 20 sessions, and the next page
+// resolves on from there.
 func (ix *Index) rankSessions(ctx context.Context, tx querier, key rankKey, match string, sp, ep predicates, persistedVisible bool, want int64) ([]candidate, error) {
-	if k := ix.ranked; k != nil && k.key == key && (k.complete || want <= k.exact) {
+	k := ix.ranked
+	if k != nil && k.key == key && (k.complete || want <= k.exact) {
 		return k.merged, nil
 	}
-	live, liveStats, err := liveMatches(ctx, tx, match, sp, ep, persistedVisible, 0)
-	if err != nil {
-		return nil, err
-	}
-	if err := onPersistedScale(ctx, tx, match, live, liveStats); err != nil {
-		return nil, err
-	}
-	merged := bestPerSession(live)
-	complete, exact := true, int64(0)
-	if persistedVisible {
-		n := max(want, rankRows)
-		exact = n
-		persisted, err := persistedBest(ctx, tx, match, sp, ep, int(n))
+	ix.ranked = nil
+	if k == nil || k.key != key {
+		live, liveStats, err := liveMatches(ctx, tx, match, sp, ep, persistedVisible, 0)
 		if err != nil {
 			return nil, err
 		}
-		complete = int64(len(persisted)) < n
-		merged = append(merged, persisted...)
-		slices.SortStableFunc(merged, compareSessions)
+		if err := onPersistedScale(ctx, tx, match, live, liveStats); err != nil {
+			return nil, err
+		}
+		k = &rankedSessions{key: key, live: bestPerSession(live)}
+		if persistedVisible {
+			if k.persisted, err = rankPersisted(ctx, tx, match, sp, ep); err != nil {
+				return nil, err
+			}
+		}
 	}
-	ix.ranked = &rankedSessions{key: key, merged: merged, exact: exact, complete: complete}
-	return merged, nil
+	k.merged, k.exact, k.complete = k.live, 0, true
+	if k.persisted != nil {
+		persisted, all, err := k.persisted.top(ctx, tx, int(want))
+		if err != nil {
+			return nil, err
+		}
+		k.merged = append(slices.Clone(k.live), persisted...)
+		slices.SortStableFunc(k.merged, compareSessions)
+		k.exact, k.complete = want, all
+	}
+	ix.ranked = k
+	return k.merged, nil
 }
