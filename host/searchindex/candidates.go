@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -252,18 +253,24 @@ func rankPersisted(ctx context.Context, q querier, match string, sp, ep predicat
 // top returns, strongest first, the n strongest persisted sessions that
 // match, each with its strongest document, excluding sessions that are
 // live here; all of them, with all true, once every winner is resolved.
-// It resolves winners until n sessions passed and the next score is worse
-// than the n-th: the sessions tied with the n-th are all resolved, so the
-// full tie-break order decides between them as it would over every match.
+// It resolves winners a batch at a time until n sessions passed, then
+// exactly the rest of those tied with the n-th, so the full tie-break
+// order decides between them as it would over every match.
 // A later call with a larger n goes on from there, in the same indexed
 // generation (the ranking is kept per generation, see rankKey).
 func (r *persistedRanking) top(ctx context.Context, q querier, n int) (out []candidate, all bool, err error) {
 	batch := max(n-len(r.resolved), 32)
 	for r.next < len(r.winners) {
-		if len(r.resolved) >= n && r.winners[r.next].score > nthScore(r.resolved, n) {
-			break
-		}
 		end := min(len(r.winners), r.next+batch)
+		if len(r.resolved) >= n {
+			// Only the sessions tied with the n-th are left to resolve.
+			nth := nthScore(r.resolved, n)
+			rest := r.winners[r.next:]
+			end = r.next + sort.Search(len(rest), func(i int) bool { return rest[i].score > nth })
+			if end == r.next {
+				break
+			}
+		}
 		got, err := resolveWinners(ctx, q, r.winners[r.next:end], r.sp)
 		if err != nil {
 			return nil, false, err
