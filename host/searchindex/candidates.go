@@ -127,17 +127,33 @@ func stats(ctx context.Context, q querier, fts, match string) (bm25Stats, error)
 	return s, err
 }
 
+// persistedStats is stats of the persisted table, with the match count
+// taken from hits when it is known.
+func persistedStats(ctx context.Context, q querier, match string, hits *int64) (bm25Stats, error) {
+	if hits == nil {
+		return stats(ctx, q, "persisted_fts", match)
+	}
+	var s bm25Stats
+	var err error
+	s.rows, s.tokens, err = tableTotals(ctx, q, "persisted_fts_data")
+	s.hits = *hits
+	return s, err
+}
+
 // onPersistedScale rescales live candidates so they rank against persisted
 // ones as if both tables were one corpus. With an empty persisted table the
-// live table is the only scale there is.
-func onPersistedScale(ctx context.Context, q querier, match string, live []candidate, liveStats bm25Stats) error {
+// live table is the only scale there is. persistedHits, when not nil, is
+// how many persisted documents match the query (the persisted ranking
+// streamed them all), which spares counting them again: a full pass over
+// the query's postings.
+func onPersistedScale(ctx context.Context, q querier, match string, live []candidate, liveStats bm25Stats, persistedHits *int64) error {
 	if len(live) == 0 {
 		return nil
 	}
 	if phrases := matchPhrases(match); len(phrases) > 1 {
 		return phrasesOnPersistedScale(ctx, q, phrases, live)
 	}
-	ps, err := stats(ctx, q, "persisted_fts", match)
+	ps, err := persistedStats(ctx, q, match, persistedHits)
 	if err != nil {
 		return err
 	}
@@ -229,6 +245,7 @@ func bestPerSession(cands []candidate) []candidate {
 // top.
 type persistedRanking struct {
 	sp       predicates
+	matches  int64       // the documents that matched the query and the event predicates
 	winners  []winner    // strongest first (score, then rowid)
 	next     int         // winners[:next] are resolved
 	resolved []candidate // the resolved winners that passed, in no particular order
@@ -237,7 +254,7 @@ type persistedRanking struct {
 // rankPersisted streams the persisted matches and orders each session's
 // strongest; nothing is resolved yet.
 func rankPersisted(ctx context.Context, q querier, match string, sp, ep predicates) (*persistedRanking, error) {
-	best, err := sessionWinners(ctx, q, match, ep)
+	best, matches, err := sessionWinners(ctx, q, match, ep)
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +264,7 @@ func rankPersisted(ctx context.Context, q querier, match string, sp, ep predicat
 		}
 		return cmp.Compare(a.docID, b.docID)
 	})
-	return &persistedRanking{sp: sp, winners: best}, nil
+	return &persistedRanking{sp: sp, matches: matches, winners: best}, nil
 }
 
 // top returns, strongest first, the n strongest persisted sessions that
@@ -293,8 +310,9 @@ type winner struct {
 }
 
 // sessionWinners streams every persisted match (rowid order, so each
-// session's matches are contiguous) and keeps each session's strongest.
-func sessionWinners(ctx context.Context, q querier, match string, ep predicates) ([]winner, error) {
+// session's matches are contiguous), keeps each session's strongest and
+// counts the matches.
+func sessionWinners(ctx context.Context, q querier, match string, ep predicates) ([]winner, int64, error) {
 	query := `SELECT persisted_fts.rowid, persisted_fts.rank FROM persisted_fts`
 	if ep.count() > 0 {
 		query += ` JOIN persisted_docs ON persisted_docs.doc_id = persisted_fts.rowid`
@@ -302,16 +320,18 @@ func sessionWinners(ctx context.Context, q querier, match string, ep predicates)
 	query += ` WHERE persisted_fts MATCH ?` + ep.where() + ` ORDER BY persisted_fts.rowid`
 	rows, err := q.QueryContext(ctx, query, append([]any{match}, ep.args...)...)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer rows.Close()
 	var best []winner
+	var matches int64
 	session := int64(-1)
 	for rows.Next() {
 		var w winner
 		if err := rows.Scan(&w.docID, &w.score); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
+		matches++
 		switch key := w.docID >> docBits; {
 		case key != session:
 			session = key
@@ -320,7 +340,7 @@ func sessionWinners(ctx context.Context, q querier, match string, ep predicates)
 			best[len(best)-1] = w
 		}
 	}
-	return best, rows.Err()
+	return best, matches, rows.Err()
 }
 
 // nthScore is the score of the n-th strongest of the resolved sessions

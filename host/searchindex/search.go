@@ -214,7 +214,7 @@ func (ix *Index) queryEvents(ctx context.Context, tx querier, r eventsRequest, p
 		if err != nil {
 			return sessionquery.EventSearchPage{}, err
 		}
-		if err := onPersistedScale(ctx, tx, match, all, liveStats); err != nil {
+		if err := onPersistedScale(ctx, tx, match, all, liveStats, nil); err != nil {
 			return sessionquery.EventSearchPage{}, err
 		}
 		slices.SortFunc(all, compareEvents)
@@ -280,19 +280,27 @@ func (ix *Index) rankSessions(ctx context.Context, tx querier, key rankKey, matc
 	}
 	ix.ranked = nil
 	if k == nil || k.key != key {
+		k = &rankedSessions{key: key}
+		var persistedHits *int64
+		if persistedVisible {
+			var err error
+			if k.persisted, err = rankPersisted(ctx, tx, match, sp, ep); err != nil {
+				return nil, err
+			}
+			if ep.count() == 0 {
+				// Every persisted match was streamed: the live scores'
+				// rescaling needs no count of its own.
+				persistedHits = &k.persisted.matches
+			}
+		}
 		live, liveStats, err := liveMatches(ctx, tx, match, sp, ep, persistedVisible, 0)
 		if err != nil {
 			return nil, err
 		}
-		if err := onPersistedScale(ctx, tx, match, live, liveStats); err != nil {
+		if err := onPersistedScale(ctx, tx, match, live, liveStats, persistedHits); err != nil {
 			return nil, err
 		}
-		k = &rankedSessions{key: key, live: bestPerSession(live)}
-		if persistedVisible {
-			if k.persisted, err = rankPersisted(ctx, tx, match, sp, ep); err != nil {
-				return nil, err
-			}
-		}
+		k.live = bestPerSession(live)
 	}
 	k.merged, k.exact, k.complete = k.live, 0, true
 	if k.persisted != nil {

@@ -2,6 +2,7 @@ package searchindex
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -262,6 +263,32 @@ func TestLiveAndPersistedCandidatesRankOnOneScale(t *testing.T) {
 	got = sessionIDs(g.sessions(sessionquery.SessionSearchRequest{Query: "needle"}))
 	if !reflect.DeepEqual(got, []string{"a-persisted", "z-live", "long-live"}) {
 		t.Errorf("order = %v, want [a-persisted z-live long-live]", got)
+	}
+}
+
+// The persisted ranking's own count of matching documents (several per
+// session here) is the bm25 statistic the live scores are rescaled with:
+// identical live and persisted documents tie, so the session id decides,
+// whichever side holds the smaller id.
+func TestLiveScoresRescaleWithThePersistedRankingsMatchCount(t *testing.T) {
+	for _, tc := range []struct{ live, persisted string }{{"a-live", "z-persisted"}, {"z-live", "a-persisted"}} {
+		f := newFixture(t)
+		f.persist(hdr(tc.persisted, 1), texts("needle needle"))
+		for i := range 3 {
+			f.persist(hdr(fmt.Sprintf("many-%d", i), 1), texts("needle one", "needle two and some words", "no match here", "needle three in a longer sentence than the others"))
+		}
+		// Enough other documents that the word is rare and its idf is not
+		// clamped: then any other count would break the tie.
+		f.persist(hdr("none", 1), texts(slices.Repeat([]string{"nothing to see"}, 40)...))
+		f.live(hdr(tc.live, 1), texts("needle needle", "needle and a weaker tail of several words"))
+		got := sessionIDs(f.sessions(sessionquery.SessionSearchRequest{Query: "needle", Limit: intp(2)}))
+		want := []string{tc.live, tc.persisted}
+		if tc.persisted < tc.live {
+			want = []string{tc.persisted, tc.live}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("order = %v, want %v (identical documents must tie)", got, want)
+		}
 	}
 }
 
