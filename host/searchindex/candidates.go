@@ -431,12 +431,16 @@ func snippet(ctx context.Context, q querier, c candidate, match string, maxChars
 		}
 		return makeSnippet(markFirst(text, at), maxChars), nil
 	}
-	if form := searchtext.Segment(text); form.Changed() {
-		// Most such documents are ASCII and CJK, whose tokens Go finds as
-		// FTS5 does; the probe table is for the rest.
-		if at, ok := form.FirstMatch(phraseForms(match)); ok {
-			return makeSnippet(markFirst(text, at), maxChars), nil
-		}
+	// Most documents are ASCII and CJK, whose tokens Go finds as FTS5
+	// does, and the snippet uses only where the first match starts: they
+	// need no highlight(), which seeks every query term's postings to the
+	// document. The others are highlighted by FTS5, a changed form in the
+	// probe table.
+	form := searchtext.Segment(text)
+	if at, ok := form.FirstMatch(phraseForms(match)); ok {
+		return makeSnippet(markFirst(text, at), maxChars), nil
+	}
+	if form.Changed() {
 		marked, err := highlightForm(ctx, q, form, match)
 		if err != nil {
 			return "", err
