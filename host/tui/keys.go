@@ -181,7 +181,7 @@ func (u *ui) send(text string) {
 		u.cur.queue(msg.ID, text)
 	}
 	u.cur.agent.Followup(msg)
-	u.cur.running = true
+	u.cur.syncRunning()
 	u.view.toBottom()
 }
 

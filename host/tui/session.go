@@ -156,6 +156,15 @@ func callIDOf(e session.Event) string {
 	return d.CallID
 }
 
+// syncRunning reads whether a turn runs from the agent after the UI woke
+// it. Assuming "running" would be wrong when the turn has already ended:
+// the agent publishes only changes of its status, so a turn that runs and
+// ends before the wake-up publishes (idle, running, idle) sends no status
+// at all, and an assumed "running" would stay on screen for good.
+func (b *binding) syncRunning() {
+	b.running = b.agent.Status() == agent.StatusRunning
+}
+
 func (u *ui) onStatus(b *binding, s agent.Status) {
 	if b != u.cur {
 		return
@@ -340,7 +349,7 @@ func (u *ui) retry() {
 	}
 	switch err := u.cur.agent.Retry(); {
 	case err == nil:
-		u.cur.running = true
+		u.cur.syncRunning()
 		u.view.toBottom()
 	case errors.Is(err, agent.ErrNothingToRetry):
 		u.notice(entryNotice, "nothing to retry: the last turn did not fail")
