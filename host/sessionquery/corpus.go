@@ -106,14 +106,14 @@ func (s *Service) load(ctx context.Context, id string) (source, error) {
 	if p == nil {
 		return source{}, notFound(id)
 	}
-	snaps, err := listPersisted(ctx, p)
+	snap, ok, err := findPersisted(ctx, p, id)
 	if err != nil {
 		return source{}, err
 	}
 	if err := cancelled(ctx); err != nil {
 		return source{}, err
 	}
-	listed, ok := findSnapshot(snaps, id)
+	listed := snap.Header
 	if !ok {
 		return source{}, notFound(id)
 	}
