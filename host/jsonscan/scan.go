@@ -62,11 +62,11 @@ func value(b []byte, i, depth int) (int, bool) {
 	case '[':
 		return array(b, i, depth+1)
 	case 't':
-		return literal(b, i, "true")
+		return Literal(b, i, "true")
 	case 'f':
-		return literal(b, i, "false")
+		return Literal(b, i, "false")
 	case 'n':
-		return literal(b, i, "null")
+		return Literal(b, i, "null")
 	default:
 		if c == '-' || c >= '0' && c <= '9' {
 			return Number(b, i)
@@ -75,7 +75,9 @@ func value(b []byte, i, depth int) (int, bool) {
 	}
 }
 
-func literal(b []byte, i int, lit string) (int, bool) {
+// Literal reads the bare word lit (true, false or null) at b[i] and returns
+// the index after it.
+func Literal(b []byte, i int, lit string) (int, bool) {
 	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
 		return i, false
 	}

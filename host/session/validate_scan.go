@@ -251,7 +251,7 @@ func blockOK(b []byte, i, depth int) (int, blockInfo, bool) {
 		case '"':
 		default:
 			// null is no content; anything else fails to decode.
-			_, ok = literalAt(b, info.content, "null")
+			_, ok = jsonscan.Literal(b, info.content, "null")
 		}
 	}
 	return end, info, ok
@@ -272,7 +272,7 @@ func stringToken(b []byte, v int, dst *[]byte) (int, bool) {
 // stringOrNullToken reads a string token into *dst (left nil for null).
 func stringOrNullToken(b []byte, v int, dst *[]byte) (int, bool) {
 	if b[v] == 'n' {
-		return literalAt(b, v, "null")
+		return jsonscan.Literal(b, v, "null")
 	}
 	return stringToken(b, v, dst)
 }
@@ -284,7 +284,7 @@ func stringOrNull(b []byte, v int) (int, bool) {
 
 func intOrNull(b []byte, v int) (int, bool) {
 	if b[v] == 'n' {
-		return literalAt(b, v, "null")
+		return jsonscan.Literal(b, v, "null")
 	}
 	end, ok := jsonscan.Number(b, v)
 	if !ok {
@@ -297,11 +297,11 @@ func intOrNull(b []byte, v int) (int, bool) {
 func boolOrNull(b []byte, v int) (int, bool) {
 	switch b[v] {
 	case 'n':
-		return literalAt(b, v, "null")
+		return jsonscan.Literal(b, v, "null")
 	case 't':
-		return literalAt(b, v, "true")
+		return jsonscan.Literal(b, v, "true")
 	case 'f':
-		return literalAt(b, v, "false")
+		return jsonscan.Literal(b, v, "false")
 	}
 	return v, false
 }
@@ -310,18 +310,11 @@ func boolOrNull(b []byte, v int) (int, bool) {
 func objectOrNull(b []byte, v int, names []string, member func(field, v int) (int, bool)) (int, bool) {
 	switch b[v] {
 	case 'n':
-		return literalAt(b, v, "null")
+		return jsonscan.Literal(b, v, "null")
 	case '{':
 		return fields(b, v, names, member)
 	}
 	return v, false
-}
-
-func literalAt(b []byte, i int, lit string) (int, bool) {
-	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
-		return i, false
-	}
-	return i + len(lit), true
 }
 
 // tokenIs reports whether the string token tok decodes to s.
