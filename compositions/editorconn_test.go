@@ -30,6 +30,25 @@ func replayConfig(t *testing.T, script string, set ...string) (*config.Config, s
 		"plugins.spill.root=" + filepath.Join(dir, "spill")}, set...)...)
 }
 
+// toolThenDone is a replay override: the model calls tool with args (JSON
+// text, already escaped for a JSON string), then answers "Done.".
+func toolThenDone(tool, args string) string {
+	return `[
+ {"kind":"chunks","chunks":[
+  {"type":"block-start","index":0,"blockType":"tool-call","id":"call_1","name":"` + tool + `"},
+  {"type":"tool-call-delta","index":0,"argumentsDelta":"` + args + `"},
+  {"type":"block-end","index":0,"block":{"type":"tool-call","id":"call_1","name":"` + tool + `","arguments":"` + args + `"}},
+  {"type":"usage","usage":{"inputTokens":100,"outputTokens":10}},
+  {"type":"finish","kind":"tool-calls"}]},
+ {"kind":"chunks","chunks":[
+  {"type":"block-start","index":0,"blockType":"text"},
+  {"type":"text-delta","index":0,"delta":"Done."},
+  {"type":"block-end","index":0,"block":{"type":"text","text":"Done."}},
+  {"type":"usage","usage":{"inputTokens":120,"outputTokens":2}},
+  {"type":"finish","kind":"stop"}]}
+]`
+}
+
 // editorConn is an editor's ACP connection to a runtime, over pipes.
 type editorConn struct {
 	*sdk.ClientSideConnection

@@ -108,20 +108,7 @@ func (*acpClient) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRe
 
 // mcpScript is a replay override: the model calls the MCP echo tool, then
 // answers with text.
-const mcpScript = `[
- {"kind":"chunks","chunks":[
-  {"type":"block-start","index":0,"blockType":"tool-call","id":"call_1","name":"mcp__test__echo"},
-  {"type":"tool-call-delta","index":0,"argumentsDelta":"{\"text\":\"from the model\"}"},
-  {"type":"block-end","index":0,"block":{"type":"tool-call","id":"call_1","name":"mcp__test__echo","arguments":"{\"text\":\"from the model\"}"}},
-  {"type":"usage","usage":{"inputTokens":100,"outputTokens":10}},
-  {"type":"finish","kind":"tool-calls"}]},
- {"kind":"chunks","chunks":[
-  {"type":"block-start","index":0,"blockType":"text"},
-  {"type":"text-delta","index":0,"delta":"Done."},
-  {"type":"block-end","index":0,"block":{"type":"text","text":"Done."}},
-  {"type":"usage","usage":{"inputTokens":120,"outputTokens":2}},
-  {"type":"finish","kind":"stop"}]}
-]`
+var mcpScript = toolThenDone("mcp__test__echo", `{\"text\":\"from the model\"}`)
 
 func stdioEntry(name, mode, state string) sdk.McpServer {
 	cmd, args, env := mcptest.Command(mode, state)

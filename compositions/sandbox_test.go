@@ -15,21 +15,7 @@ import (
 // bashScript is a replay override: the model runs command with bash, then
 // answers with text.
 func bashScript(command string) string {
-	args := fmt.Sprintf(`{\"command\":\"%s\",\"description\":\"edit the hosts file\"}`, command)
-	return `[
- {"kind":"chunks","chunks":[
-  {"type":"block-start","index":0,"blockType":"tool-call","id":"call_1","name":"bash"},
-  {"type":"tool-call-delta","index":0,"argumentsDelta":"` + args + `"},
-  {"type":"block-end","index":0,"block":{"type":"tool-call","id":"call_1","name":"bash","arguments":"` + args + `"}},
-  {"type":"usage","usage":{"inputTokens":100,"outputTokens":10}},
-  {"type":"finish","kind":"tool-calls"}]},
- {"kind":"chunks","chunks":[
-  {"type":"block-start","index":0,"blockType":"text"},
-  {"type":"text-delta","index":0,"delta":"Done."},
-  {"type":"block-end","index":0,"block":{"type":"text","text":"Done."}},
-  {"type":"usage","usage":{"inputTokens":120,"outputTokens":2}},
-  {"type":"finish","kind":"stop"}]}
-]`
+	return toolThenDone("bash", fmt.Sprintf(`{\"command\":\"%s\",\"description\":\"edit the hosts file\"}`, command))
 }
 
 // escalatingClient answers permission requests with allow once and records
