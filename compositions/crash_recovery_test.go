@@ -59,17 +59,7 @@ func TestACrashMidStreamKeepsWhatWasShown(t *testing.T) {
 	if !hasEvent(surface.Events, recovered.Seq, session.TypeAssistantMessage) {
 		t.Error("the recovered message is not part of the conversation")
 	}
-	page, err := rt.Query.SearchEvents(t.Context(), sessionquery.EventSearchRequest{SessionID: id, Query: "zebras"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, h := range page.Items {
-		found = found || (h.Seq == recovered.Seq && h.Type == session.TypeAssistantMessage)
-	}
-	if !found {
-		t.Errorf("search for the partial answer found %+v", page.Items)
-	}
+	searchFindsPartialAnswer(t, rt.Query, id, recovered.Seq)
 }
 
 // TestACrashedLogShowsItsPartialAnswerBeforeItIsResumed cuts a real log
@@ -105,17 +95,7 @@ func TestACrashedLogShowsItsPartialAnswerBeforeItIsResumed(t *testing.T) {
 	if last := snap.Events[len(snap.Events)-1]; last.Type != session.TypeTurnEnd {
 		t.Errorf("the shown turn ends with %s, want turn/end", last.Type)
 	}
-	page, err := other.Query.SearchEvents(t.Context(), sessionquery.EventSearchRequest{SessionID: id, Query: "zebras"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, h := range page.Items {
-		found = found || (h.Seq == recovered.Seq && h.Type == session.TypeAssistantMessage)
-	}
-	if !found {
-		t.Errorf("search for the partial answer found %+v", page.Items)
-	}
+	searchFindsPartialAnswer(t, other.Query, id, recovered.Seq)
 	if now, err := os.ReadFile(c.path); err != nil || !bytes.Equal(now, c.kept) {
 		t.Errorf("reading the crashed log changed it (%v)", err)
 	}
@@ -190,4 +170,20 @@ func hasEvent(events []session.Event, seq int, typ string) bool {
 		}
 	}
 	return false
+}
+
+// searchFindsPartialAnswer checks that searching the session for the
+// partial answer finds the recovered assistant message at seq.
+func searchFindsPartialAnswer(t *testing.T, q *sessionquery.Service, id string, seq int) {
+	t.Helper()
+	page, err := q.SearchEvents(t.Context(), sessionquery.EventSearchRequest{SessionID: id, Query: "zebras"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range page.Items {
+		if h.Seq == seq && h.Type == session.TypeAssistantMessage {
+			return
+		}
+	}
+	t.Errorf("search for the partial answer found %+v", page.Items)
 }
