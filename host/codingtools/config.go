@@ -108,6 +108,9 @@ var ConfigSchema = config.Schema{
 		"search.timeout_ms":                  timerMs,
 	},
 	Pairs: []config.Pair{{Low: "bash.default_timeout_ms", High: "bash.max_timeout_ms"}},
+	// A project may size reads and searches; bash's limits, saved output
+	// and environment stay the user's.
+	Safe: []string{"read.default_limit", "search.max_results", "search.timeout_ms"},
 }
 
 // timerMs accepts a timeout in milliseconds a Go or JavaScript timer takes.

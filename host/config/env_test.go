@@ -1,8 +1,10 @@
-package config
+package config_test
 
 import (
 	"path/filepath"
 	"testing"
+
+	. "github.com/seed-e9b4dba4/dsh/host/config"
 )
 
 func TestEnvVariablesMapToKeys(t *testing.T) {
@@ -62,7 +64,7 @@ func TestEnvNameMapping(t *testing.T) {
 
 func TestEnvNamesAreUnique(t *testing.T) {
 	seen := map[string]string{}
-	for _, key := range testTree.keys {
+	for _, key := range shippedTree(t).Keys() {
 		name := EnvName(key)
 		if prev, dup := seen[name]; dup {
 			t.Errorf("keys %q and %q both map to %s", prev, key, name)

@@ -9,7 +9,8 @@ type Error struct {
 	Key string
 	// Source names where the value came from: a file path, an embedded file
 	// ("configs/profiles/x.yaml (embedded)"), "environment variable DSH_X" or
-	// a flag ("--set llm.model=x").
+	// a flag ("--set llm.model=x"); it is empty for a section's value that
+	// came from no source (Schema.Check).
 	Source string
 	// Unknown is set when the key does not exist.
 	Unknown bool
@@ -27,6 +28,9 @@ func (e *Error) Error() string {
 			msg += fmt.Sprintf(" (did you mean %q?)", e.Hint)
 		}
 		return msg
+	}
+	if e.Source == "" {
+		return fmt.Sprintf("config key %q %s", e.Key, e.Problem)
 	}
 	return fmt.Sprintf("config key %q in %s %s", e.Key, e.Source, e.Problem)
 }

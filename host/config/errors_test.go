@@ -1,9 +1,11 @@
-package config
+package config_test
 
 import (
 	"errors"
 	"path/filepath"
 	"testing"
+
+	. "github.com/seed-e9b4dba4/dsh/host/config"
 )
 
 func TestUnknownKeyNamesKeyAndSource(t *testing.T) {

@@ -1,4 +1,4 @@
-package config
+package config_test
 
 import (
 	"errors"
@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/seed-e9b4dba4/dsh/compositions"
+	. "github.com/seed-e9b4dba4/dsh/host/config"
 )
 
 // world is a hermetic machine: a user home, a dsh home inside it, a project
@@ -78,8 +81,12 @@ func (w *world) homeProfile(name, content string) string {
 	return w.write(filepath.Join(w.home, "profiles", name+".yaml"), content)
 }
 
+// opts loads the key tree dsh ships: the built-in sections and every
+// section compositions registers, declared once by the package that owns it.
+// These tests are an external package so that they can import those owners,
+// which import this one.
 func (w *world) opts() Options {
-	return Options{Cwd: w.cwd, Env: w.lookup, Sections: testSections}
+	return Options{Cwd: w.cwd, Env: w.lookup, Sections: compositions.ConfigSections()}
 }
 
 func (w *world) load(o Options) *Config {
@@ -126,4 +133,14 @@ func wantContains(t *testing.T, got error, parts ...string) {
 			t.Errorf("error %q does not contain %q", got, p)
 		}
 	}
+}
+
+// shippedTree is the key tree of a Load with the shipped sections.
+func shippedTree(t *testing.T) Tree {
+	t.Helper()
+	tree, err := TreeOf(compositions.ConfigSections())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tree
 }

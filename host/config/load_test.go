@@ -1,9 +1,11 @@
-package config
+package config_test
 
 import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/seed-e9b4dba4/dsh/plugins/spill"
 )
 
 func TestLoadDefaultsGivesEveryKeyFromDefaultOrigin(t *testing.T) {
@@ -133,12 +135,12 @@ func TestHomeProfileReplacesEmbeddedProfileOfSameName(t *testing.T) {
 	o := w.opts()
 	o.Profile = "session-query"
 	c := w.load(o)
-	var spill testSpillSection
-	if err := c.Section("plugins.spill").Decode(&spill); err != nil {
+	var sp spill.Config
+	if err := c.Section("plugins.spill").Decode(&sp); err != nil {
 		t.Fatal(err)
 	}
-	if !spill.Enabled || spill.MaxInlineBytes != 800 {
-		t.Errorf("spill = %+v, want the home profile's values", spill)
+	if !sp.Enabled || sp.MaxInlineBytes != 800 {
+		t.Errorf("spill = %+v, want the home profile's values", sp)
 	}
 	if got, want := c.Origin("plugins.spill.max_inline_bytes"), "profile session-query ("+path+")"; got != want {
 		t.Errorf("origin = %q, want %q", got, want)

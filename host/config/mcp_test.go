@@ -1,9 +1,11 @@
-package config
+package config_test
 
 import (
 	"reflect"
 	"strings"
 	"testing"
+
+	. "github.com/seed-e9b4dba4/dsh/host/config"
 )
 
 func TestMCPServersKeepTheirCaseAndHigherLayersReplaceEntries(t *testing.T) {

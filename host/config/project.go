@@ -7,12 +7,10 @@ import (
 	"strings"
 )
 
-// projectSafe lists the keys a project file may set without the folder being
-// trusted: keys that cannot run code, widen permissions, redirect traffic or
-// credentials, choose what leaves the machine, or move dsh's storage. It is
-// an allowlist on purpose: a key added to the tree later (an MCP server, a
-// hook command, a path) is refused from untrusted folders until someone
-// decides here that it is harmless.
+// projectSafe lists the built-in keys a project file may set without the
+// folder being trusted (Schema.Safe says why and lists a section's own): keys
+// that cannot run code, widen permissions, redirect traffic or credentials,
+// choose what leaves the machine, or move dsh's storage.
 var projectSafe = map[string]bool{
 	"log.level": true,
 
@@ -31,27 +29,11 @@ var projectSafe = map[string]bool{
 	"agent.persona":                 true,
 	"agent.instructions_max_bytes":  true,
 
-	"tools.read.default_limit":       true,
-	"tools.search.max_results":       true,
-	"tools.search.timeout_ms":        true,
-	"plugins.timeout.enabled":        true,
-	"plugins.spill.enabled":          true,
-	"plugins.spill.max_inline_bytes": true,
-
-	"tui.show_reasoning":        true,
-	"tui.max_tool_output_lines": true,
-	"tui.color":                 true,
-	"tui.mouse":                 true,
-
 	"compaction.enabled":            true,
 	"compaction.threshold_ratio":    true,
 	"compaction.retain_ratio":       true,
 	"compaction.max_summary_tokens": true,
 }
-
-// ProjectSafe reports whether an untrusted project file may set key (keys
-// whose value may only become stricter, Schema.Stricter, report false).
-func ProjectSafe(key string) bool { return projectSafe[key] }
 
 // Project is what Load did with the project file, <cwd>/.dsh/config.yaml.
 type Project struct {
@@ -103,7 +85,7 @@ func (t *schema) splitUntrusted(l layer) (kept layer, narrowing layer, ignored [
 	kept, narrowing = layer{}, layer{}
 	for k, s := range l {
 		switch {
-		case projectSafe[k]:
+		case t.safe[k]:
 			kept[k] = s
 		case t.stricter[k] != nil:
 			narrowing[k] = s

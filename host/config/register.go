@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -37,10 +38,16 @@ type Schema struct {
 	// Pairs relate two keys of the section that no single-key rule can
 	// check; Load checks them on the merged result.
 	Pairs []Pair
+	// Safe lists the keys (relative to Path) an untrusted project file may
+	// set: keys that cannot run code, widen permissions, redirect traffic or
+	// credentials, choose what leaves the machine or move dsh's files. It is
+	// an allowlist on purpose: a key added to the section later is refused
+	// from untrusted folders until its owner decides it is harmless.
+	Safe []string
 	// Stricter lists the keys (relative to Path) an untrusted project file
 	// may set only to make dsh stricter: the function reports whether the
 	// project's value is at least as strict as the one below it. Every other
-	// key outside the loader's allowlist is ignored from such a file.
+	// key outside Safe is ignored from such a file.
 	Stricter map[string]func(below, project any) bool
 }
 
@@ -149,6 +156,13 @@ func withSections(sections []Schema) (*schema, error) {
 			}
 			s.pairs = append(s.pairs, Pair{Low: sec.Key(p.Low), High: sec.Key(p.High), Strict: p.Strict})
 		}
+		for _, name := range sec.Safe {
+			key := sec.Key(name)
+			if _, ok := s.leaves[key]; !ok {
+				return nil, fmt.Errorf("config section %q lets a project set %q, which is not one of its keys", sec.Path, name)
+			}
+			s.safe[key] = true
+		}
 		for name, f := range sec.Stricter {
 			key := sec.Key(name)
 			if _, ok := s.leaves[key]; !ok || f == nil {
@@ -169,4 +183,60 @@ func overlaps(s *schema, path string) bool {
 		}
 	}
 	return false
+}
+
+// Get returns the section s of c, as loaded. T is s's struct type, and c
+// must have been loaded with s registered (Options.Sections).
+func Get[T any](c *Config, s Schema) (T, error) {
+	var out T
+	if s.Type != reflect.TypeFor[T]() {
+		return out, fmt.Errorf("config section %q decodes into %s, not %T", s.Path, s.Type, out)
+	}
+	v, ok := c.owned[s.Path]
+	if !ok || v.Type().Elem() != s.Type {
+		return out, fmt.Errorf("unknown config section %q: load the config with the Schema of the package that owns it (config.Options.Sections)", s.Path)
+	}
+	return v.Elem().Interface().(T), nil
+}
+
+// Check applies the section's rules and pairs to v, a value of its struct
+// type that did not come through Load (a caller that builds its settings in
+// code), and returns the problems Load would report, without a source.
+func (s Schema) Check(v any) error {
+	rv := reflect.ValueOf(v)
+	if rv.Type() != s.Type {
+		return fmt.Errorf("config section %q holds a %s, not a %s", s.Path, s.Type, rv.Type())
+	}
+	tree, err := withSections([]Schema{s})
+	if err != nil {
+		return err
+	}
+	value := func(key string) any {
+		f := rv.FieldByIndex(tree.leaves[key].index)
+		if f.CanInt() {
+			return f.Int()
+		}
+		return f.Interface()
+	}
+	var errs []error
+	for _, key := range tree.keys {
+		if r, ok := tree.rules[key]; ok && tree.leaves[key].owner == s.Path {
+			if problem := r(value(key)); problem != "" {
+				errs = append(errs, &Error{Key: key, Problem: problem})
+			}
+		}
+	}
+	for _, p := range tree.pairs {
+		if !strings.HasPrefix(p.Low, s.Path+".") {
+			continue
+		}
+		if lo, hi := value(p.Low), value(p.High); !p.holds(lo, hi) {
+			rel := "at most"
+			if p.Strict {
+				rel = "less than"
+			}
+			errs = append(errs, &Error{Key: p.Low, Problem: fmt.Sprintf("must be %s %s (%v)", rel, p.High, hi)})
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -1,4 +1,4 @@
-package config
+package config_test
 
 import (
 	"path/filepath"
@@ -6,6 +6,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/seed-e9b4dba4/dsh/host/codingtools"
+	. "github.com/seed-e9b4dba4/dsh/host/config"
+	"github.com/seed-e9b4dba4/dsh/plugins/spill"
 )
 
 func TestRegisteredSectionRulesHoldInEveryLayer(t *testing.T) {
@@ -45,7 +49,7 @@ func TestUnregisteredSectionIsSkippedOnlyInBuiltinFiles(t *testing.T) {
 	if slices.ContainsFunc(c.Keys(), func(k string) bool { return strings.HasPrefix(k, "plugins.") }) {
 		t.Errorf("keys include plugin sections nobody registered: %v", c.Keys())
 	}
-	if err := c.Section("plugins.spill").Decode(&testSpillSection{}); err == nil || !strings.Contains(err.Error(), `unknown config section "plugins.spill"`) {
+	if err := c.Section("plugins.spill").Decode(&spill.Config{}); err == nil || !strings.Contains(err.Error(), `unknown config section "plugins.spill"`) {
 		t.Errorf("Section(plugins.spill) = %v, want unknown", err)
 	}
 	path := w.userFile("plugins:\n  spill:\n    enabled: true\n")
@@ -80,23 +84,23 @@ func TestSchemaDeclarationMistakesAreErrors(t *testing.T) {
 			`narrows "m", which is not one of its keys`},
 	}
 	for _, tc := range cases {
-		_, err := withSections(tc.s)
+		_, err := TreeOf(tc.s)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
 		}
 	}
 	w := newWorld(t)
 	o := w.opts()
-	o.Sections = append(slices.Clone(testSections), SchemaOf[one]("plugins.spill", nil))
+	o.Sections = append(o.Sections, SchemaOf[one]("plugins.spill", nil))
 	wantContains(t, w.loadErr(o), `config section "plugins.spill" is declared twice`)
 }
 
 func TestDecodeDefaultsReadsTheEmbeddedFile(t *testing.T) {
-	var got testSpillSection
-	if err := testSections[len(testSections)-1].DecodeDefaults(&got); err != nil {
+	var got spill.Config
+	if err := spill.ConfigSchema.DecodeDefaults(&got); err != nil {
 		t.Fatal(err)
 	}
-	if want := (testSpillSection{MaxInlineBytes: 50000, KeepDays: 7, KeepTotalBytes: 1 << 30}); got != want {
+	if want := (spill.Config{MaxInlineBytes: 50000, KeepDays: 7, KeepTotalBytes: 1 << 30}); got != want {
 		t.Errorf("defaults = %+v, want %+v", got, want)
 	}
 	type missing struct {
@@ -104,5 +108,42 @@ func TestDecodeDefaultsReadsTheEmbeddedFile(t *testing.T) {
 	}
 	if err := SchemaOf[missing]("plugins.nope", nil).DecodeDefaults(&missing{}); err == nil || !strings.Contains(err.Error(), `has no section "plugins.nope"`) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+func TestCheckAppliesASectionsRulesWithoutLoad(t *testing.T) {
+	type sec struct {
+		Lo    int     `mapstructure:"lo"`
+		Hi    int     `mapstructure:"hi"`
+		Ratio float64 `mapstructure:"ratio"`
+	}
+	s := Schema{Path: "plugins.x", Type: reflect.TypeFor[sec](),
+		Rules: map[string]Rule{"lo": IntAtLeast(1), "ratio": FloatIn(0, 1, false)},
+		Pairs: []Pair{{Low: "lo", High: "hi"}}}
+	if err := s.Check(sec{Lo: 1, Hi: 2, Ratio: 0.5}); err != nil {
+		t.Errorf("Check of a valid value: %v", err)
+	}
+	err := s.Check(sec{Lo: 3, Hi: 2, Ratio: 1.5})
+	wantContains(t, err, `config key "plugins.x.ratio" must be a number greater than 0 and at most 1 (got 1.5)`,
+		`config key "plugins.x.lo" must be at most plugins.x.hi (2)`)
+	wantContains(t, s.Check(sec{Lo: 0, Hi: 2, Ratio: 1}), `config key "plugins.x.lo" must be a positive integer (got 0)`)
+	wantContains(t, s.Check(struct{}{}), `holds a config_test.sec, not a struct {}`)
+}
+
+func TestGetReturnsTheLoadedSection(t *testing.T) {
+	w := newWorld(t)
+	o := w.opts()
+	o.Set = []string{"plugins.spill.max_inline_bytes=800"}
+	c := w.load(o)
+	got, err := Get[spill.Config](c, spill.ConfigSchema)
+	if err != nil || got.MaxInlineBytes != 800 || got.KeepDays != 7 {
+		t.Errorf("Get = %+v, %v", got, err)
+	}
+	if _, err := Get[codingtools.Config](c, spill.ConfigSchema); err == nil {
+		t.Error("Get with the wrong type succeeded")
+	}
+	o.Sections, o.Set = nil, nil
+	if _, err := Get[spill.Config](w.load(o), spill.ConfigSchema); err == nil || !strings.Contains(err.Error(), `unknown config section "plugins.spill"`) {
+		t.Errorf("Get of an unregistered section: %v", err)
 	}
 }

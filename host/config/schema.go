@@ -42,6 +42,8 @@ type schema struct {
 	rules    map[string]Rule
 	paths    []string // keys holding file system paths
 	pairs    []Pair   // relations between keys, by full key
+	// safe holds the keys an untrusted project may set.
+	safe map[string]bool
 	// stricter holds the keys an untrusted project may only narrow.
 	stricter map[string]func(below, project any) bool
 	// owned maps each registered section's path to its struct type.
@@ -59,10 +61,13 @@ type leaf struct {
 var coreSchema = buildSchema(reflect.TypeFor[Config]())
 
 func buildSchema(t reflect.Type) *schema {
-	s := &schema{leaves: map[string]leaf{}, sections: map[string]bool{}, rules: map[string]Rule{}, stricter: map[string]func(below, project any) bool{}}
+	s := &schema{leaves: map[string]leaf{}, sections: map[string]bool{}, rules: map[string]Rule{}, safe: map[string]bool{}, stricter: map[string]func(below, project any) bool{}}
 	s.walk(t, "", nil, "")
 	for k, r := range rules {
 		s.rules[k] = r
+	}
+	for k := range projectSafe {
+		s.safe[k] = true
 	}
 	s.paths = slices.Clone(pathKeys)
 	s.pairs = slices.Clone(pairs)

@@ -1,4 +1,4 @@
-package config
+package config_test
 
 import (
 	"bufio"
@@ -6,18 +6,21 @@ import (
 	"strings"
 	"testing"
 
+	. "github.com/seed-e9b4dba4/dsh/host/config"
+
 	"github.com/seed-e9b4dba4/dsh/configs"
 )
 
 // TestDefaultYAMLDocumentsEveryKey pins the contract of configs/default.yaml:
 // every leaf key of the Config struct is there, with a comment line above it.
 func TestDefaultYAMLDocumentsEveryKey(t *testing.T) {
-	defined, err := testTree.parseYAML(configs.Default(), provenance{source: "default.yaml"})
+	tree := shippedTree(t)
+	defined, err := tree.ParseDefaults(configs.Default())
 	if len(err) > 0 {
 		t.Fatalf("default.yaml: %v", err)
 	}
-	for _, key := range testTree.keys {
-		if _, ok := defined[key]; !ok {
+	for _, key := range tree.Keys() {
+		if !defined[key] {
 			t.Errorf("default.yaml does not define %q", key)
 		}
 	}
@@ -49,7 +52,7 @@ func TestDefaultYAMLDocumentsEveryKey(t *testing.T) {
 		if value == "|" {
 			inBlock = indent
 		}
-		if _, leaf := testTree.leaves[key]; leaf && !strings.HasPrefix(prev, "#") {
+		if leaf, _ := tree.IsLeaf(key); leaf && !strings.HasPrefix(prev, "#") {
 			t.Errorf("default.yaml: key %q has no comment line above it", key)
 		}
 		prev = trimmed
@@ -57,20 +60,20 @@ func TestDefaultYAMLDocumentsEveryKey(t *testing.T) {
 }
 
 func TestRuleTablesNameRealKeys(t *testing.T) {
-	for key := range testTree.rules {
-		if _, ok := testTree.leaves[key]; !ok {
+	tree := shippedTree(t)
+	for _, key := range tree.RuleKeys() {
+		if leaf, _ := tree.IsLeaf(key); !leaf {
 			t.Errorf("rule for unknown key %q", key)
 		}
 	}
-	for _, key := range testTree.paths {
-		if l, ok := testTree.leaves[key]; !ok || l.kind != kindString {
+	for _, key := range tree.Paths() {
+		if _, str := tree.IsLeaf(key); !str {
 			t.Errorf("path key %q is not a string key", key)
 		}
 	}
-	for _, p := range testTree.pairs {
-		lo, okLo := testTree.leaves[p.Low]
-		hi, okHi := testTree.leaves[p.High]
-		if !okLo || !okHi || lo.kind != hi.kind {
+	for _, p := range tree.Pairs() {
+		lo, hi := tree.LeafKind(p.Low), tree.LeafKind(p.High)
+		if lo == "" || lo != hi {
 			t.Errorf("pair %s/%s does not name two keys of one type", p.Low, p.High)
 		}
 	}
@@ -87,7 +90,7 @@ func TestSuggestFindsPlausibleTypos(t *testing.T) {
 		"x":                     "",
 	}
 	for in, want := range tests {
-		if got := testTree.suggest(in); got != want {
+		if got := shippedTree(t).Suggest(in); got != want {
 			t.Errorf("suggest(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -106,7 +109,7 @@ func TestEditDistance(t *testing.T) {
 		{"", "abc", 3},
 	}
 	for _, tt := range tests {
-		if got := editDistance(tt.a, tt.b); got != tt.want {
+		if got := EditDistance(tt.a, tt.b); got != tt.want {
 			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
 		}
 	}

@@ -1,19 +1,14 @@
-package config
+package config_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/seed-e9b4dba4/dsh/host/codingtools"
+	"github.com/seed-e9b4dba4/dsh/plugins/spill"
+
 	"github.com/seed-e9b4dba4/dsh/host"
 )
-
-type spillSection struct {
-	Enabled        bool   `mapstructure:"enabled"`
-	MaxInlineBytes int64  `mapstructure:"max_inline_bytes"`
-	Root           string `mapstructure:"root"`
-	KeepDays       int    `mapstructure:"keep_days"`
-	KeepTotalBytes int64  `mapstructure:"keep_total_bytes"`
-}
 
 func TestSectionDecodesPluginSubtree(t *testing.T) {
 	w := newWorld(t)
@@ -22,11 +17,11 @@ func TestSectionDecodesPluginSubtree(t *testing.T) {
 	o.Set = []string{"plugins.spill.max_inline_bytes=800"}
 	c := w.load(o)
 
-	var got spillSection
+	var got spill.Config
 	if err := c.Section("plugins.spill").Decode(&got); err != nil {
 		t.Fatal(err)
 	}
-	if want := (spillSection{Enabled: true, MaxInlineBytes: 800, KeepDays: 7, KeepTotalBytes: 1 << 30}); got != want {
+	if want := (spill.Config{Enabled: true, MaxInlineBytes: 800, KeepDays: 7, KeepTotalBytes: 1 << 30}); got != want {
 		t.Errorf("decoded %+v, want %+v", got, want)
 	}
 }
@@ -34,7 +29,7 @@ func TestSectionDecodesPluginSubtree(t *testing.T) {
 func TestSectionDecodesNestedSections(t *testing.T) {
 	w := newWorld(t)
 	c := w.load(w.opts())
-	var tools testToolsSection
+	var tools codingtools.Config
 	if err := c.Section("tools").Decode(&tools); err != nil {
 		t.Fatal(err)
 	}
@@ -57,8 +52,8 @@ func TestSectionDecodeIsStrict(t *testing.T) {
 		{"wrong field type", "plugins.timeout", &struct {
 			Enabled string `mapstructure:"enabled"`
 		}{}, "enabled"},
-		{"unknown section", "plugins.nope", &spillSection{}, `unknown config section "plugins.nope"`},
-		{"leaf path", "plugins.spill.root", &spillSection{}, `config key "plugins.spill.root" is a value, not a section`},
+		{"unknown section", "plugins.nope", &spill.Config{}, `unknown config section "plugins.nope"`},
+		{"leaf path", "plugins.spill.root", &spill.Config{}, `config key "plugins.spill.root" is a value, not a section`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -78,7 +73,7 @@ func TestConfigIsAHostConfigSource(t *testing.T) {
 	o.Set = []string{"plugins.spill.root=/srv/spill"}
 	c := w.load(o)
 
-	var seen spillSection
+	var seen spill.Config
 	h := host.New(nil)
 	err := h.Start([]host.Plugin{{
 		Name:    "spill",

@@ -1,14 +1,16 @@
-package config
+package config_test
 
 import (
 	"reflect"
 	"strings"
 	"testing"
+
+	. "github.com/seed-e9b4dba4/dsh/host/config"
 )
 
 func TestTheTemplateChangesNothingAndEachOfItsLinesUncommentsToTheDefault(t *testing.T) {
 	tmpl := string(Template())
-	body, ok := strings.CutPrefix(tmpl, templateHeader)
+	body, ok := strings.CutPrefix(tmpl, TemplateHeader)
 	if !ok {
 		t.Fatalf("the template does not start with its header:\n%s", tmpl)
 	}

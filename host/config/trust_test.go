@@ -1,4 +1,4 @@
-package config
+package config_test
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	. "github.com/seed-e9b4dba4/dsh/host/config"
 )
 
 // The attack of issue 13: a cloned repository ships a project file that
@@ -214,16 +216,17 @@ func TestCorruptTrustFileIsAClearError(t *testing.T) {
 }
 
 func TestEverySafeProjectKeyExists(t *testing.T) {
-	for k := range projectSafe {
-		if _, ok := testTree.leaves[k]; !ok {
-			t.Errorf("projectSafe lists %q, which is not a config key", k)
+	tree := shippedTree(t)
+	for _, k := range tree.SafeKeys() {
+		if leaf, _ := tree.IsLeaf(k); !leaf {
+			t.Errorf("the project-safe keys list %q, which is not a config key", k)
 		}
 	}
 	// Spot-check the keys that must never be settable from a checkout.
 	for _, k := range []string{"home", "permissions.mode", "llm.base_url", "llm.api_key", "llm.api_key_env", "llm.provider",
 		"sessions.dir", "session_query.path", "log.file", "llm.replay.fixture", "plugins.spill.root",
 		"plugins.session_query.enabled", "tools.bash.max_timeout_ms", "runtime.ids"} {
-		if ProjectSafe(k) {
+		if tree.ProjectSafe(k) {
 			t.Errorf("%s is settable from an untrusted project", k)
 		}
 	}
@@ -323,7 +326,7 @@ func TestAPlantedProjectFileCannotHangOrFloodTheLoad(t *testing.T) {
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	w.projectFile("# padding\n" + strings.Repeat("#", maxConfigBytes) + "\n")
+	w.projectFile("# padding\n" + strings.Repeat("#", MaxConfigBytes) + "\n")
 	wantContains(t, w.loadErr(w.opts()), path, "larger than 1048576 bytes")
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"reflect"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -72,10 +73,14 @@ type Config struct {
 	Mouse bool `mapstructure:"mouse"`
 }
 
-// ConfigSchema declares the tui section.
-var ConfigSchema = config.SchemaOf[Config](SectionPath, map[string]config.Rule{
-	"max_tool_output_lines": config.IntAtLeast(1),
-})
+// ConfigSchema declares the tui section. Its keys only change how the
+// terminal shows a session, so an untrusted project may set every one.
+var ConfigSchema = config.Schema{
+	Path:  SectionPath,
+	Type:  reflect.TypeFor[Config](),
+	Rules: map[string]config.Rule{"max_tool_output_lines": config.IntAtLeast(1)},
+	Safe:  []string{"show_reasoning", "max_tool_output_lines", "color", "mouse"},
+}
 
 // Options configures Run. Sessions, Tools and Cwd are required.
 type Options struct {

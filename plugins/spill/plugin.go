@@ -2,6 +2,7 @@ package spill
 
 import (
 	"io"
+	"reflect"
 
 	"time"
 
@@ -33,12 +34,19 @@ type Config struct {
 
 // ConfigSchema declares plugins.spill: a cap of at least 0 bytes, a
 // retention of at least a day and a byte, and a root resolved like every
-// config path.
-var ConfigSchema = config.SchemaOf[Config](SectionPath, map[string]config.Rule{
-	"max_inline_bytes": config.IntAtLeast(0),
-	"keep_days":        config.IntAtLeast(1),
-	"keep_total_bytes": config.IntAtLeast(1),
-}, "root")
+// config path. An untrusted project may switch the policy and set the cap
+// (what the model sees inline), not move or bound the files.
+var ConfigSchema = config.Schema{
+	Path: SectionPath,
+	Type: reflect.TypeFor[Config](),
+	Rules: map[string]config.Rule{
+		"max_inline_bytes": config.IntAtLeast(0),
+		"keep_days":        config.IntAtLeast(1),
+		"keep_total_bytes": config.IntAtLeast(1),
+	},
+	Paths: []string{"root"},
+	Safe:  []string{"enabled", "max_inline_bytes"},
+}
 
 // Options are the plugin's inputs that are not config.
 type Options struct {

@@ -3,6 +3,7 @@ package timeout
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	"github.com/seed-e9b4dba4/dsh/host"
 	"github.com/seed-e9b4dba4/dsh/host/config"
@@ -24,8 +25,9 @@ type Config struct {
 	Enabled bool `mapstructure:"enabled"`
 }
 
-// ConfigSchema declares plugins.timeout.
-var ConfigSchema = config.SchemaOf[Config](SectionPath, nil)
+// ConfigSchema declares plugins.timeout; an untrusted project may switch
+// the policy on or off.
+var ConfigSchema = config.Schema{Path: SectionPath, Type: reflect.TypeFor[Config](), Safe: []string{"enabled"}}
 
 // Plugin returns the timeout policy: one ordinary (not prepended) execute
 // middleware, so wrappers registered before it run outside the deadline and
