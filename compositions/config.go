@@ -1,6 +1,9 @@
 package compositions
 
 import (
+	"errors"
+
+	"github.com/seed-e9b4dba4/dsh/host/agent"
 	"github.com/seed-e9b4dba4/dsh/host/codingtools"
 	"github.com/seed-e9b4dba4/dsh/host/config"
 	"github.com/seed-e9b4dba4/dsh/host/permissions"
@@ -17,9 +20,29 @@ import (
 // built-in keys plus these.
 func ConfigSections() []config.Schema {
 	return []config.Schema{
+		agent.ConfigSchema, agent.CompactionSchema,
 		permissions.ConfigSchema, sandbox.ConfigSchema, codingtools.ConfigSchema, tui.ConfigSchema,
 		sqtools.ConfigSchema, timeout.ConfigSchema, spill.ConfigSchema,
 	}
+}
+
+// settings are the sections the composition reads itself, decoded once.
+type settings struct {
+	agent      agent.Config
+	compaction agent.CompactionConfig
+}
+
+// settingsOf reads them; it fails when cfg was loaded without
+// ConfigSections.
+func settingsOf(cfg *config.Config) (settings, error) {
+	var (
+		s    settings
+		err1 error
+		err2 error
+	)
+	s.agent, err1 = config.Get[agent.Config](cfg, agent.ConfigSchema)
+	s.compaction, err2 = config.Get[agent.CompactionConfig](cfg, agent.CompactionSchema)
+	return s, errors.Join(err1, err2)
 }
 
 // switches are the plugins.*.enabled keys: which opt-in plugins to mount.

@@ -1,7 +1,6 @@
 package compositions
 
 import (
-	"github.com/seed-e9b4dba4/dsh/host/config"
 	"github.com/seed-e9b4dba4/dsh/host/prompt"
 )
 
@@ -19,11 +18,11 @@ const workspaceContext = "Working directory: {{cwd}}. Today's date: {{date}}."
 // addBaseSections registers the identity section, the configured persona (a
 // template over {{model}} and the other prompt variables) and the
 // workspace runtime context.
-func addBaseSections(p *prompt.Registry, cfg *config.Config) error {
+func addBaseSections(p *prompt.Registry, persona string) error {
 	if _, err := p.AddSection(prompt.Section{Name: "dsh:identity", Order: -100, Text: identityText}); err != nil {
 		return err
 	}
-	if _, err := p.AddSection(prompt.Section{Name: "deployment:persona", Order: 0, Text: cfg.Agent.Persona}); err != nil {
+	if _, err := p.AddSection(prompt.Section{Name: "deployment:persona", Order: 0, Text: persona}); err != nil {
 		return err
 	}
 	_, err := p.AddContext(prompt.Section{Name: "runtime:workspace", Order: 100, Text: workspaceContext})

@@ -96,6 +96,7 @@ type Runtime struct {
 
 	clock      *clock
 	switches   switches
+	settings   settings
 	closeLog   func() error
 	allowBroad bool
 	launcher   string
@@ -127,6 +128,10 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 	if err != nil {
 		return nil, errors.Join(err, closeLog())
 	}
+	set, err := settingsOf(cfg)
+	if err != nil {
+		return nil, errors.Join(err, closeLog())
+	}
 	r := &Runtime{
 		Host:       host.New(log),
 		Config:     cfg,
@@ -137,6 +142,7 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 		Prompt:     prompt.NewRegistry(),
 		clock:      clk,
 		switches:   sw,
+		settings:   set,
 		closeLog:   closeLog,
 		version:    opts.Version,
 		allowBroad: opts.AllowBroadWorkspace,
@@ -167,7 +173,7 @@ func (r *Runtime) mount(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := addBaseSections(r.Prompt, r.Config); err != nil {
+	if err := addBaseSections(r.Prompt, r.settings.agent.Persona); err != nil {
 		return err
 	}
 	if r.Kind.mountsQuery(r.switches) {

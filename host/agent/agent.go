@@ -27,14 +27,6 @@ const (
 	StatusRunning Status = "running"
 )
 
-// DefaultMaxParallelToolCalls bounds the parallel tool pool when
-// Options.MaxParallelToolCalls is zero.
-const DefaultMaxParallelToolCalls = 10
-
-// DefaultInstructionsMaxBytes caps AGENTS.md / CLAUDE.md when
-// Options.InstructionsMaxBytes is zero.
-const DefaultInstructionsMaxBytes = 64 << 10
-
 // DefaultMaxResultBytes bounds the content of one tool result as logged
 // and sent to the model when Options.MaxResultBytes is zero. JSON escaping
 // can make text up to six times longer, so a result this size always fits
@@ -61,11 +53,12 @@ type Options struct {
 	ReasoningEffort string
 	MaxTokens       int
 	// MaxParallelToolCalls bounds concurrently dispatched parallel-safe tool
-	// calls; 0 means DefaultMaxParallelToolCalls, 1 runs them serially.
+	// calls; 0 means the agent section's default, 1 runs them serially.
 	MaxParallelToolCalls int
 	// Retry decides which failed model attempts are retried and after how
 	// long. The zero value means llm.DefaultRetryPolicy().
-	Retry      llm.RetryPolicy
+	Retry llm.RetryPolicy
+	// Compaction's zero fields take the compaction section's defaults.
 	Compaction CompactionConfig
 	// Resumed says the Live was loaded from a persisted log; New then
 	// validates the log (session.ValidateLog) and refuses one it cannot
@@ -79,7 +72,7 @@ type Options struct {
 	// sets itself (provider, model, cwd, date); it is called once per step.
 	Vars func() map[string]string
 	// InstructionsMaxBytes caps the workspace instructions message; 0 means
-	// DefaultInstructionsMaxBytes.
+	// the agent section's default.
 	InstructionsMaxBytes int
 	// MaxResultBytes bounds a tool result's content (its text and raw
 	// blocks) before it is logged; the rest is cut with a note saying so.
@@ -181,8 +174,8 @@ func New(opts Options) (*Agent, error) {
 	if err := opts.Retry.Validate(); err != nil {
 		return nil, fmt.Errorf("agent: retry policy: %w", err)
 	}
-	if err := opts.Compaction.validate(); err != nil {
-		return nil, fmt.Errorf("agent: compaction: %w", err)
+	if err := CompactionSchema.Check(opts.Compaction); err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
 	}
 	h, events := opts.Live.Snapshot()
 	if opts.Resumed {
@@ -213,15 +206,16 @@ func New(opts Options) (*Agent, error) {
 }
 
 func withDefaults(o Options) Options {
+	d, comp := defaults()
 	if o.MaxParallelToolCalls <= 0 {
-		o.MaxParallelToolCalls = DefaultMaxParallelToolCalls
+		o.MaxParallelToolCalls = d.MaxParallelToolCalls
 	}
 	if o.Retry.MaxRetries == 0 && len(o.Retry.Codes) == 0 && o.Retry.InitialDelay == 0 && o.Retry.MaxDelay == 0 {
 		o.Retry = llm.DefaultRetryPolicy()
 	}
-	o.Compaction = o.Compaction.withDefaults()
+	o.Compaction = o.Compaction.withDefaults(comp)
 	if o.InstructionsMaxBytes <= 0 {
-		o.InstructionsMaxBytes = DefaultInstructionsMaxBytes
+		o.InstructionsMaxBytes = d.InstructionsMaxBytes
 	}
 	if o.MaxResultBytes <= 0 {
 		o.MaxResultBytes = DefaultMaxResultBytes

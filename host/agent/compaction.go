@@ -11,44 +11,37 @@ import (
 	"github.com/seed-e9b4dba4/dsh/host/session"
 )
 
-// CompactionConfig configures summarizing older history.
+// CompactionConfig configures summarizing older history: it is the
+// compaction config section (CompactionSchema). A zero field takes the
+// section's default from configs/default.yaml.
 type CompactionConfig struct {
 	// Enabled turns on automatic compaction before a step whose request is
 	// estimated above ThresholdRatio of the model's context window (skipped
 	// when the window is unknown), and once per step after the provider
 	// rejects a request as too long (CONTEXT_WINDOW_EXCEEDED), retrying it on
 	// the compacted history. Compact works regardless.
-	Enabled bool
-	// ThresholdRatio defaults to 0.8.
-	ThresholdRatio float64
+	Enabled bool `mapstructure:"enabled"`
+	// ThresholdRatio is the share of the context window that triggers it.
+	ThresholdRatio float64 `mapstructure:"threshold_ratio"`
 	// RetainRatio is the share of the conversation's estimated tokens kept
-	// verbatim at its end; it defaults to 0.3.
-	RetainRatio float64
-	// MaxSummaryTokens caps the summary call's output; it defaults to 8192.
-	MaxSummaryTokens int
+	// verbatim at its end.
+	RetainRatio float64 `mapstructure:"retain_ratio"`
+	// MaxSummaryTokens caps the summary call's output.
+	MaxSummaryTokens int `mapstructure:"max_summary_tokens"`
 }
 
-func (c CompactionConfig) withDefaults() CompactionConfig {
-	if c.ThresholdRatio <= 0 {
-		c.ThresholdRatio = 0.8
+// withDefaults fills c's zero fields from d.
+func (c CompactionConfig) withDefaults(d CompactionConfig) CompactionConfig {
+	if c.ThresholdRatio == 0 {
+		c.ThresholdRatio = d.ThresholdRatio
 	}
-	if c.RetainRatio <= 0 {
-		c.RetainRatio = 0.3
+	if c.RetainRatio == 0 {
+		c.RetainRatio = d.RetainRatio
 	}
-	if c.MaxSummaryTokens <= 0 {
-		c.MaxSummaryTokens = 8192
+	if c.MaxSummaryTokens == 0 {
+		c.MaxSummaryTokens = d.MaxSummaryTokens
 	}
 	return c
-}
-
-func (c CompactionConfig) validate() error {
-	if c.ThresholdRatio > 1 {
-		return fmt.Errorf("threshold ratio must be in (0, 1], got %v", c.ThresholdRatio)
-	}
-	if c.RetainRatio >= 1 {
-		return fmt.Errorf("retain ratio must be in (0, 1), got %v", c.RetainRatio)
-	}
-	return nil
 }
 
 // Compaction triggers: the estimate crossed the threshold before a step, the

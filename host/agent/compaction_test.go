@@ -22,7 +22,9 @@ func twoLongTurns(h *harness) {
 	h.prompt(strings.Repeat("beta ", 120))
 }
 
-func compactionOn(o *Options) { o.Compaction = CompactionConfig{Enabled: true} }
+// compactionOn keeps the newest 30% of the conversation verbatim, so that
+// twoLongTurns' second turn survives a compaction.
+func compactionOn(o *Options) { o.Compaction = CompactionConfig{Enabled: true, RetainRatio: 0.3} }
 
 func TestAutomaticCompactionReplacesOlderHistoryBeforeAStep(t *testing.T) {
 	p := newFakeProvider(t, textReply("answer one"), textReply("answer two"), textReply(summaryText), textReply("answer three"))

@@ -62,4 +62,31 @@ func TestNewRejectsInvalidPolicies(t *testing.T) {
 			t.Errorf("%s: New accepted an invalid policy", name)
 		}
 	}
+	_, err := New(Options{Live: live, Provider: newFakeProvider(t), Model: "m", Compaction: CompactionConfig{RetainRatio: 0.9}})
+	if err == nil || !strings.Contains(err.Error(), `config key "compaction.retain_ratio" must be less than compaction.threshold_ratio (0.8)`) {
+		t.Errorf("New with a retain ratio above the threshold: %v", err)
+	}
+}
+
+// TestZeroSettingsTakeTheConfigDefaults pins the one source of the agent's
+// defaults: the agent and compaction sections of configs/default.yaml.
+func TestZeroSettingsTakeTheConfigDefaults(t *testing.T) {
+	var (
+		cfg  Config
+		comp CompactionConfig
+	)
+	if err := ConfigSchema.DecodeDefaults(&cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := CompactionSchema.DecodeDefaults(&comp); err != nil {
+		t.Fatal(err)
+	}
+	o := withDefaults(Options{Compaction: CompactionConfig{Enabled: true}})
+	comp.Enabled = true
+	if o.Compaction != comp || o.MaxParallelToolCalls != cfg.MaxParallelToolCalls || o.InstructionsMaxBytes != cfg.InstructionsMaxBytes {
+		t.Errorf("defaults: compaction %+v (want %+v), parallel %d, instructions %d", o.Compaction, comp, o.MaxParallelToolCalls, o.InstructionsMaxBytes)
+	}
+	if comp.RetainRatio != 0.1 || cfg.MaxParallelToolCalls != 10 {
+		t.Errorf("default.yaml: retain_ratio %v, max_parallel_tool_calls %d", comp.RetainRatio, cfg.MaxParallelToolCalls)
+	}
 }

@@ -24,15 +24,6 @@ var projectSafe = map[string]bool{
 	"llm.retry.initial_delay_ms": true,
 	"llm.retry.max_delay_ms":     true,
 	"llm.retry.jitter":           true,
-
-	"agent.max_parallel_tool_calls": true,
-	"agent.persona":                 true,
-	"agent.instructions_max_bytes":  true,
-
-	"compaction.enabled":            true,
-	"compaction.threshold_ratio":    true,
-	"compaction.retain_ratio":       true,
-	"compaction.max_summary_tokens": true,
 }
 
 // Project is what Load did with the project file, <cwd>/.dsh/config.yaml.

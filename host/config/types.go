@@ -12,9 +12,7 @@ type Config struct {
 	Log          LogConfig          `mapstructure:"log"`
 	Sessions     SessionsConfig     `mapstructure:"sessions"`
 	LLM          LLMConfig          `mapstructure:"llm"`
-	Agent        AgentConfig        `mapstructure:"agent"`
 	SessionQuery SessionQueryConfig `mapstructure:"session_query"`
-	Compaction   CompactionConfig   `mapstructure:"compaction"`
 	Runtime      RuntimeConfig      `mapstructure:"runtime"`
 	MCP          MCPConfig          `mapstructure:"mcp"`
 
@@ -70,13 +68,6 @@ type ReplayConfig struct {
 	ProviderName string `mapstructure:"provider_name"`
 }
 
-// AgentConfig is the agent section.
-type AgentConfig struct {
-	MaxParallelToolCalls int    `mapstructure:"max_parallel_tool_calls"`
-	Persona              string `mapstructure:"persona"`
-	InstructionsMaxBytes int    `mapstructure:"instructions_max_bytes"`
-}
-
 // SessionQueryConfig is the session_query section (the trusted service and
 // its SQLite index).
 type SessionQueryConfig struct {
@@ -88,14 +79,6 @@ type SessionQueryConfig struct {
 	DefaultLimit                int    `mapstructure:"default_limit"`
 	MaxLimit                    int    `mapstructure:"max_limit"`
 	SnippetChars                int    `mapstructure:"snippet_chars"`
-}
-
-// CompactionConfig is the compaction section.
-type CompactionConfig struct {
-	Enabled          bool    `mapstructure:"enabled"`
-	ThresholdRatio   float64 `mapstructure:"threshold_ratio"`
-	RetainRatio      float64 `mapstructure:"retain_ratio"`
-	MaxSummaryTokens int     `mapstructure:"max_summary_tokens"`
 }
 
 // RuntimeConfig is the runtime section: determinism knobs for snapshot tests.

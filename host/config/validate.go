@@ -51,8 +51,6 @@ var rules = map[string]Rule{
 	"llm.retry.max_delay_ms":                      IntAtLeast(1),
 	"llm.retry.jitter":                            FloatIn(0, 1, true),
 	"llm.replay.provider_name":                    nonEmpty,
-	"agent.max_parallel_tool_calls":               IntAtLeast(1),
-	"agent.instructions_max_bytes":                IntAtLeast(1),
 	"session_query.open_at":                       OneOf("startup", "first-search", "never"),
 	"session_query.journal_mode":                  OneOf(JournalModes()...),
 	"session_query.read_window_max":               IntAtLeast(0),
@@ -60,9 +58,6 @@ var rules = map[string]Rule{
 	"session_query.max_limit":                     IntIn(1, maxSafeLimit),
 	"session_query.snippet_chars":                 IntAtLeast(1),
 	"session_query.persisted_inspect_concurrency": IntIn(1, MaxSafeInteger),
-	"compaction.threshold_ratio":                  FloatIn(0, 1, false),
-	"compaction.retain_ratio":                     FloatIn(0, 1, false),
-	"compaction.max_summary_tokens":               IntAtLeast(1),
 	"runtime.clock":                               OneOf("system", "fixed"),
 	"runtime.fixed_time_ms":                       IntAtLeast(0),
 	"runtime.ids":                                 OneOf("random", "sequential"),
@@ -178,7 +173,6 @@ func FloatIn(lo, hi float64, closed bool) Rule {
 var pairs = []Pair{
 	{Low: "session_query.default_limit", High: "session_query.max_limit"},
 	{Low: "llm.retry.initial_delay_ms", High: "llm.retry.max_delay_ms"},
-	{Low: "compaction.retain_ratio", High: "compaction.threshold_ratio", Strict: true},
 }
 
 // holds reports whether the effective values of p hold.
