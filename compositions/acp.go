@@ -8,6 +8,7 @@ import (
 	"log/slog"
 
 	"github.com/seed-e9b4dba4/dsh/host/acp"
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 )
 
 // ServeACP runs the ACP front end over r until in ends (or ctx is done):
@@ -31,9 +32,11 @@ type ACPOptions struct {
 	// Build makes the runtime, of kind ACP (loading the configuration,
 	// opening the session-query index, starting the plugins). StartACP
 	// calls it once, on a goroutine of its own, while the editor's
-	// initialize is answered; every session request waits for it. Its
-	// context ends when the input does and no request waits for it.
-	Build   func(ctx context.Context) (*Runtime, error)
+	// initialize is answered; every session request waits for it, except
+	// session/list once the runtime heard of its session-query service
+	// through onQuery, which Build passes as Options.OnQuery. Its context
+	// ends when the input does and no request waits for it.
+	Build   func(ctx context.Context, onQuery QueryHook) (*Runtime, error)
 	Version string
 	// LogWriter receives the connection's diagnostics until the runtime's
 	// own log (log.file, log.level) takes over once built, and for good if
@@ -43,9 +46,10 @@ type ACPOptions struct {
 
 // StartACP is ServeACP for a runtime not built yet: the editor gets its
 // initialize answer without waiting for the configuration, the index or
-// the plugins, and a failed build answers every session request with its
-// error (and is returned when the input ends). StartACP closes the runtime
-// it built before it returns.
+// the plugins, session/list is answered as soon as the index is open, and
+// a failed build answers every session request with its error (and is
+// returned when the input ends). StartACP closes the runtime it built
+// before it returns.
 func StartACP(ctx context.Context, in io.Reader, out io.Writer, o ACPOptions) error {
 	w := o.LogWriter
 	if w == nil {
@@ -53,8 +57,8 @@ func StartACP(ctx context.Context, in io.Reader, out io.Writer, o ACPOptions) er
 	}
 	log := newLateHandler(slog.NewTextHandler(w, nil))
 	var rt *Runtime
-	build := func(ctx context.Context) (acp.Backend, error) {
-		r, err := o.Build(ctx)
+	build := func(ctx context.Context, early acp.Early) (acp.Backend, error) {
+		r, err := o.Build(ctx, func(q *sessionquery.Service) func() { return early.ServeCatalog(q) })
 		rt = r
 		if err != nil {
 			return acp.Backend{}, err

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 )
 
 // rawEditor drives StartACP with raw lines, reading its frames one by one.
@@ -66,7 +68,7 @@ func TestStartACPAnswersBeforeTheRuntimeIsBuilt(t *testing.T) {
 	var early, runtimeLog lockedLog
 	release := make(chan struct{})
 	var built *Runtime
-	e := startRaw(t, ACPOptions{Version: "test", LogWriter: &early, Build: func(ctx context.Context) (*Runtime, error) {
+	e := startRaw(t, ACPOptions{Version: "test", LogWriter: &early, Build: func(ctx context.Context, _ QueryHook) (*Runtime, error) {
 		<-release
 		rt, err := New(ctx, Options{Config: cfg, Kind: ACP, Log: slog.New(slog.NewTextHandler(&runtimeLog, nil))})
 		built = rt
@@ -99,7 +101,7 @@ func TestStartACPAnswersBeforeTheRuntimeIsBuilt(t *testing.T) {
 // session request with why, and is StartACP's error once the input ends.
 func TestStartACPReportsAFailedBuild(t *testing.T) {
 	var early lockedLog
-	e := startRaw(t, ACPOptions{Version: "test", LogWriter: &early, Build: func(context.Context) (*Runtime, error) {
+	e := startRaw(t, ACPOptions{Version: "test", LogWriter: &early, Build: func(context.Context, QueryHook) (*Runtime, error) {
 		return nil, errors.New(`config: log.level "loud" is not a level`)
 	}})
 	e.ask(initializeFrame)
@@ -119,7 +121,7 @@ func TestStartACPReportsAFailedBuild(t *testing.T) {
 func TestStartACPNeedsAnACPRuntime(t *testing.T) {
 	cfg, _ := loadConfig(t, "default")
 	var built *Runtime
-	e := startRaw(t, ACPOptions{Build: func(ctx context.Context) (*Runtime, error) {
+	e := startRaw(t, ACPOptions{Build: func(ctx context.Context, _ QueryHook) (*Runtime, error) {
 		rt, err := New(ctx, Options{Config: cfg, Kind: Headless})
 		built = rt
 		return rt, err
@@ -152,4 +154,69 @@ func (l *lockedLog) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// The runtime tells OnQuery of its session-query service before the
+// plugins start, so dsh acp lists sessions while they do; the use is
+// withdrawn before the service closes.
+func TestOnQueryHearsOfAnOpenServiceAndWithdrawsBeforeItCloses(t *testing.T) {
+	cfg, _ := loadConfig(t, "demo")
+	var heard *sessionquery.Service
+	var atHook, atWithdraw error
+	withdrawn := 0
+	rt, err := New(t.Context(), Options{Config: cfg, Kind: ACP, OnQuery: func(q *sessionquery.Service) func() {
+		heard = q
+		_, atHook = q.ListSummaries(t.Context(), sessionquery.SummaryRequest{})
+		return func() {
+			withdrawn++
+			// Searching needs the index: it fails once the service closed.
+			_, atWithdraw = q.SearchSessions(t.Context(), sessionquery.SessionSearchRequest{Query: "anything"})
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if heard == nil || heard != rt.Query {
+		t.Fatalf("OnQuery heard of %p, want the runtime's service %p", heard, rt.Query)
+	}
+	if atHook != nil {
+		t.Errorf("listing when OnQuery heard of the service: %v", atHook)
+	}
+	if withdrawn != 0 {
+		t.Error("the use was withdrawn while the runtime is open")
+	}
+	if err := rt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if withdrawn != 1 || atWithdraw != nil {
+		t.Errorf("withdrawn %d times, searching then: %v; want once, before the service closed", withdrawn, atWithdraw)
+	}
+	if _, err := heard.SearchSessions(t.Context(), sessionquery.SessionSearchRequest{Query: "anything"}); err == nil {
+		t.Error("searching a closed service succeeds: the check above cannot tell the order")
+	}
+}
+
+// dsh acp answers session/list as soon as the runtime's session-query
+// service is open, while the plugins are still to start.
+func TestStartACPListsSessionsBeforeThePluginsStart(t *testing.T) {
+	cfg, cwd := loadConfig(t, "demo")
+	release := make(chan struct{})
+	e := startRaw(t, ACPOptions{Version: "test", Build: func(ctx context.Context, onQuery QueryHook) (*Runtime, error) {
+		return New(ctx, Options{Config: cfg, Kind: ACP, OnQuery: func(q *sessionquery.Service) func() {
+			withdraw := onQuery(q)
+			<-release // the plugins start after this returns
+			return withdraw
+		}})
+	}})
+	e.ask(initializeFrame)
+	if f := e.ask(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"session/list","params":{"cwd":%q}}`, cwd)); !strings.Contains(f, `"result":{"sessions":[]}`) {
+		t.Errorf("session/list during the build answered %s", f)
+	}
+	close(release)
+	if f := e.ask(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, cwd)); !strings.Contains(f, `"sessionId"`) {
+		t.Fatalf("session/new answered %s", f)
+	}
+	if err := e.end(); err != nil {
+		t.Fatalf("StartACP = %v", err)
+	}
 }

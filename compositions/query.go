@@ -64,6 +64,12 @@ func (r *Runtime) mountQuery(ctx context.Context) error {
 		return err
 	}
 	r.Query, r.Index = t.svc, t.ix
+	if r.onQuery != nil {
+		// Closing disposes in reverse order: the use ends before the
+		// service closes.
+		withdraw := r.onQuery(t.svc)
+		r.Host.OnClose("session-query early use", func() error { withdraw(); return nil })
+	}
 	return nil
 }
 

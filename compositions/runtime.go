@@ -72,7 +72,17 @@ type Options struct {
 	// of sandboxed commands (sandbox.MaybeLaunch); empty means commands
 	// cannot be sandboxed, so permission mode auto asks for them.
 	SandboxLauncher string
+	// OnQuery, when set, hears of the session-query service as soon as it
+	// is mounted with its index, before the plugins start, so a front end
+	// can list sessions while the rest is built. It returns what withdraws
+	// that use (and waits for it to end), which runs before the service
+	// closes: on a failed build, or on Close.
+	OnQuery QueryHook
 }
+
+// QueryHook hears of a runtime's session-query service once it is mounted
+// with its index (Options.OnQuery); it returns what withdraws its use.
+type QueryHook func(*sessionquery.Service) (withdraw func())
 
 // Runtime is one composed host: its services, its plugins and the live
 // sessions it drives. All methods are safe for concurrent use.
@@ -101,6 +111,7 @@ type Runtime struct {
 	allowBroad bool
 	launcher   string
 	version    string
+	onQuery    QueryHook
 	mcp        mcpHub
 
 	mu      sync.Mutex
@@ -147,6 +158,7 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 		version:    opts.Version,
 		allowBroad: opts.AllowBroadWorkspace,
 		launcher:   opts.SandboxLauncher,
+		onQuery:    opts.OnQuery,
 		agents:     map[string]*agent.Agent{},
 		writers:    map[string]*store.Writer{},
 	}

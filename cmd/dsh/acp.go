@@ -39,7 +39,7 @@ Try it without an API key: dsh acp --profile demo`,
 			return compositions.StartACP(cmd.Context(), g.stdin, g.stdout, compositions.ACPOptions{
 				Version:   version(),
 				LogWriter: stderr,
-				Build: func(ctx context.Context) (*compositions.Runtime, error) {
+				Build: func(ctx context.Context, onQuery compositions.QueryHook) (*compositions.Runtime, error) {
 					cfg, err := gs.loadConfig()
 					if err != nil {
 						return nil, err
@@ -49,6 +49,7 @@ Try it without an API key: dsh acp --profile demo`,
 						Config: cfg, Kind: compositions.ACP, LogWriter: stderr, Version: version(),
 						SandboxLauncher:     sandboxLauncher(),
 						AllowBroadWorkspace: allowBroad,
+						OnQuery:             onQuery,
 					})
 				},
 			})

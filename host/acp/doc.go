@@ -36,9 +36,12 @@
 // Start-up: initialize is answered as soon as the connection runs; the
 // Backend (the Sessions factory, the session Catalog, the tool registry,
 // the permissions service, the model catalog) is built meanwhile, on a
-// goroutine Serve owns, and every other request waits for it. A failed
-// build is the answer of those requests; the input ending cancels a build
-// no request waits for, and Serve returns only after the build did.
+// goroutine Serve owns, and every other request waits for it, except
+// session/list once the build has served the Catalog (Early.ServeCatalog:
+// the editor's history needs only the session-query service, not the
+// plugins started after it). A failed build is the answer of those
+// requests; the input ending cancels a build no request waits for, and
+// Serve returns only after the build did.
 //
 // The package never imports compositions: a composition hands it what it
 // needs through Options and the Backend it builds. cmd/dsh reaches it

@@ -17,9 +17,10 @@ import (
 // workspace. Each entry carries its title and the time of its last
 // activity, all from the service's catalog: no log is read. Sessions
 // without a workspace are not listed (ACP requires a cwd). The list is
-// always an array, never null.
+// always an array, never null. It needs only the Catalog, so it answers as
+// soon as the Backend build serves that (Early.ServeCatalog).
 func (s *server) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
-	done, err := s.enter()
+	catalog, done, err := s.enterCatalog()
 	if err != nil {
 		return sdk.ListSessionsResponse{}, err
 	}
@@ -43,7 +44,7 @@ func (s *server) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (s
 		}
 		req.After = &sessionquery.SummaryPosition{CreatedAt: c.CreatedAt, ID: c.ID}
 	}
-	page, err := s.b.Catalog.ListSummaries(ctx, req)
+	page, err := catalog.ListSummaries(ctx, req)
 	if err != nil {
 		return sdk.ListSessionsResponse{}, internalError("cannot list sessions: %v", err)
 	}

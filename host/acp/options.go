@@ -73,8 +73,8 @@ type Backend struct {
 }
 
 // Ready is a Backend that is already built, for Options.Backend.
-func Ready(b Backend) func(context.Context) (Backend, error) {
-	return func(context.Context) (Backend, error) { return b, nil }
+func Ready(b Backend) func(context.Context, Early) (Backend, error) {
+	return func(context.Context, Early) (Backend, error) { return b, nil }
 }
 
 // Options configures Serve. Backend is required.
@@ -82,9 +82,11 @@ type Options struct {
 	// Backend builds what the session requests use. Serve calls it once,
 	// on a goroutine of its own, as soon as it starts: initialize is
 	// answered without waiting for it, every other request waits for it
-	// (and answers its error if it failed). Its context ends when the
-	// input does; Serve returns only after Backend has.
-	Backend func(ctx context.Context) (Backend, error)
+	// (and answers its error if it failed), except session/list once the
+	// build has served its Catalog through early. Its context ends when
+	// the input does and no request waits for it; Serve returns only after
+	// Backend has.
+	Backend func(ctx context.Context, early Early) (Backend, error)
 	// RemoteMCP advertises MCP servers over HTTP and SSE in initialize,
 	// which is answered before the Backend exists; the Backend's MCP must
 	// then be set.

@@ -92,7 +92,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 // (the input ended first: nothing failed). It closes s.ready either way.
 func (s *server) start(ctx context.Context) (uninstall func(), failed error) {
 	defer close(s.ready)
-	b, err := s.opts.Backend(ctx)
+	b, err := s.opts.Backend(ctx, Early{s.early})
 	if err == nil {
 		b, err = b.check(s.opts)
 	}
@@ -130,6 +130,9 @@ type server struct {
 	b        Backend
 	startErr error
 	ready    chan struct{}
+	// early is the Catalog the build serves session/list from before it
+	// is done (Early.ServeCatalog).
+	early *earlyCatalog
 
 	// terminalOutput is the client's _meta.terminal_output capability.
 	terminalOutput atomic.Bool
@@ -154,7 +157,7 @@ var (
 )
 
 func newServer(opts Options) *server {
-	return &server{opts: opts, log: opts.Log, ready: make(chan struct{}), sessions: map[string]*sess{}, fresh: map[string]*sess{}}
+	return &server{opts: opts, log: opts.Log, ready: make(chan struct{}), early: newEarlyCatalog(), sessions: map[string]*sess{}, fresh: map[string]*sess{}}
 }
 
 // errShuttingDown answers requests that arrive while the connection closes.
@@ -171,6 +174,12 @@ func (s *server) enter() (func(), error) {
 	case s.startErr != nil:
 		return nil, internalError("dsh could not start: %v (fix it, then restart the agent)", s.startErr)
 	}
+	return s.register()
+}
+
+// register counts a running handler unless the connection is closing; the
+// returned func uncounts it.
+func (s *server) register() (func(), error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {

@@ -10,6 +10,8 @@ import (
 	"testing/synctest"
 
 	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 )
 
 // slowBuild is a Backend build that lasts until the test releases it (with
@@ -18,13 +20,20 @@ type slowBuild struct {
 	release chan func() (Backend, error)
 	// cancelled receives the context's error when the build gave up.
 	cancelled chan error
+	// early, when set, is served to session/list (Early.ServeCatalog) as
+	// the build starts; withdraw receives what withdraws it.
+	early    Catalog
+	withdraw chan func()
 }
 
 func newSlowBuild() *slowBuild {
-	return &slowBuild{release: make(chan func() (Backend, error), 1), cancelled: make(chan error, 1)}
+	return &slowBuild{release: make(chan func() (Backend, error), 1), cancelled: make(chan error, 1), withdraw: make(chan func(), 1)}
 }
 
-func (sb *slowBuild) build(ctx context.Context) (Backend, error) {
+func (sb *slowBuild) build(ctx context.Context, e Early) (Backend, error) {
+	if sb.early != nil {
+		sb.withdraw <- e.ServeCatalog(sb.early)
+	}
 	select {
 	case result := <-sb.release:
 		return result()
@@ -184,4 +193,127 @@ func TestAnIncompleteBackendIsAFailedStart(t *testing.T) {
 	if err := h.stop(); err == nil {
 		t.Error("Serve returned nil after a failed start")
 	}
+}
+
+// A closed session of cwd in w's catalog, for listing.
+func closedSession(t *testing.T, w *world, cwd string) sdk.SessionId {
+	t.Helper()
+	a, err := w.NewSession(t.Context(), cwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := a.Session().ID()
+	if err := w.CloseSession(a); err != nil {
+		t.Fatal(err)
+	}
+	return sdk.SessionId(id)
+}
+
+// session/list needs only the catalog: once the build serves it, the
+// editor's history is answered while the rest (plugins, tools) is still
+// being built; the other session requests keep waiting for the whole.
+func TestSessionListIsAnsweredOnceTheBuildServesTheCatalog(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := newWorld(t)
+		cwd := workspace(t)
+		id := closedSession(t, w, cwd)
+		sb := newSlowBuild()
+		sb.early = w.query
+		h := start(t, w, func(su *setup) { su.opts.Backend = sb.build; su.opts.RemoteMCP = false })
+		if _, err := h.conn.Initialize(h.ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+			t.Fatal(err)
+		}
+		<-sb.withdraw
+		// The build is blocked until finish: this answer did not wait for it.
+		page, err := h.conn.ListSessions(h.ctx, sdk.ListSessionsRequest{Cwd: &cwd})
+		if err != nil || len(page.Sessions) != 1 || page.Sessions[0].SessionId != id {
+			t.Fatalf("session/list during the build = %+v, %v; want %s", page, err, id)
+		}
+		created := make(chan error, 1)
+		go func() {
+			_, err := h.conn.NewSession(h.ctx, sdk.NewSessionRequest{Cwd: cwd, McpServers: []sdk.McpServer{}})
+			created <- err
+		}()
+		synctest.Wait()
+		select {
+		case err := <-created:
+			t.Fatalf("session/new answered before the build ended: %v", err)
+		default:
+		}
+		sb.finish(backendOf(w))
+		if err := <-created; err != nil {
+			t.Fatalf("session/new after the build: %v", err)
+		}
+		if err := h.stop(); err != nil {
+			t.Fatalf("Serve = %v", err)
+		}
+	})
+}
+
+// gatedCatalog is a Catalog whose listing waits for the test.
+type gatedCatalog struct {
+	Catalog
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (g *gatedCatalog) ListSummaries(ctx context.Context, req sessionquery.SummaryRequest) (sessionquery.SummaryPage, error) {
+	g.entered <- struct{}{}
+	<-g.release
+	return g.Catalog.ListSummaries(ctx, req)
+}
+
+// A build that fails withdraws the catalog it served before it closes it:
+// withdrawing waits for the listing that uses it, and the lists after it
+// wait for the build and answer its failure, as every session request does.
+func TestAWithdrawnCatalogWaitsForItsListsThenListsAnswerTheBuild(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := newWorld(t)
+		gate := &gatedCatalog{Catalog: w.query, entered: make(chan struct{}), release: make(chan struct{})}
+		sb := newSlowBuild()
+		sb.early = gate
+		h := start(t, w, func(su *setup) { su.opts.Backend = sb.build; su.opts.RemoteMCP = false })
+		withdraw := <-sb.withdraw
+		listed := make(chan error, 1)
+		go func() {
+			_, err := h.conn.ListSessions(h.ctx, sdk.ListSessionsRequest{})
+			listed <- err
+		}()
+		<-gate.entered
+		withdrawn := make(chan struct{})
+		go func() {
+			withdraw()
+			close(withdrawn)
+		}()
+		synctest.Wait()
+		select {
+		case <-withdrawn:
+			t.Fatal("withdraw returned while a listing still used the catalog")
+		default:
+		}
+		close(gate.release)
+		if err := <-listed; err != nil {
+			t.Fatalf("session/list that began before the withdrawal: %v", err)
+		}
+		<-withdrawn
+		late := make(chan error, 1)
+		go func() {
+			_, err := h.conn.ListSessions(h.ctx, sdk.ListSessionsRequest{})
+			late <- err
+		}()
+		synctest.Wait()
+		select {
+		case err := <-late:
+			t.Fatalf("session/list after the withdrawal answered before the build ended: %v", err)
+		default:
+		}
+		sb.fail(errors.New("plugin coding-tools: tools.bash.timeout: not a duration"))
+		want := "Internal error: dsh could not start: plugin coding-tools: tools.bash.timeout: not a duration (fix it, then restart the agent)"
+		if re, ok := (<-late).(*sdk.RequestError); !ok || re.Message != want {
+			t.Errorf("session/list after the failed build: %v, want %q", re, want)
+		}
+		if err := h.stop(); err == nil {
+			t.Error("Serve returned nil after a failed build")
+		}
+	})
 }
