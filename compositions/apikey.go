@@ -10,8 +10,6 @@ import (
 	"os/exec"
 	"strings"
 	"time"
-
-	"github.com/seed-e9b4dba4/dsh/host/config"
 )
 
 // Bounds of reading a key from a file or a command.
@@ -24,7 +22,7 @@ const (
 // else the content of llm.api_key_file, else the output of
 // llm.api_key_command; "" leaves the provider to read llm.api_key_env per
 // request. None of these can come from an untrusted project file.
-func apiKey(ctx context.Context, c config.LLMConfig) (string, error) {
+func apiKey(ctx context.Context, c LLMConfig) (string, error) {
 	switch {
 	case c.APIKey != "":
 		return c.APIKey, nil

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/seed-e9b4dba4/dsh/host/config"
 )
 
 func TestAPIKeyFromFileOrCommand(t *testing.T) {
@@ -22,19 +20,19 @@ func TestAPIKeyFromFileOrCommand(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		cfg     config.LLMConfig
+		cfg     LLMConfig
 		want    string
 		wantErr string
 	}{
-		{"none leaves the variable", config.LLMConfig{}, "", ""},
-		{"literal wins", config.LLMConfig{APIKey: "sk-literal", APIKeyFile: keyFile, APIKeyCommand: "echo no"}, "sk-literal", ""},
-		{"file, trimmed", config.LLMConfig{APIKeyFile: keyFile, APIKeyCommand: "echo no"}, "sk-from-file", ""},
-		{"command, trimmed", config.LLMConfig{APIKeyCommand: "printf ' sk-from-command\\n'"}, "sk-from-command", ""},
-		{"missing file", config.LLMConfig{APIKeyFile: filepath.Join(dir, "missing")}, "", "llm.api_key_file"},
-		{"empty file", config.LLMConfig{APIKeyFile: empty}, "", "is empty"},
-		{"failing command", config.LLMConfig{APIKeyCommand: "echo locked >&2; exit 3"}, "", "llm.api_key_command failed (exit status 3): locked"},
-		{"two lines", config.LLMConfig{APIKeyCommand: "echo a; echo b"}, "", "several lines"},
-		{"runaway output", config.LLMConfig{APIKeyCommand: "head -c 200000 /dev/zero | tr '\\0' a"}, "", "larger than"},
+		{"none leaves the variable", LLMConfig{}, "", ""},
+		{"literal wins", LLMConfig{APIKey: "sk-literal", APIKeyFile: keyFile, APIKeyCommand: "echo no"}, "sk-literal", ""},
+		{"file, trimmed", LLMConfig{APIKeyFile: keyFile, APIKeyCommand: "echo no"}, "sk-from-file", ""},
+		{"command, trimmed", LLMConfig{APIKeyCommand: "printf ' sk-from-command\\n'"}, "sk-from-command", ""},
+		{"missing file", LLMConfig{APIKeyFile: filepath.Join(dir, "missing")}, "", "llm.api_key_file"},
+		{"empty file", LLMConfig{APIKeyFile: empty}, "", "is empty"},
+		{"failing command", LLMConfig{APIKeyCommand: "echo locked >&2; exit 3"}, "", "llm.api_key_command failed (exit status 3): locked"},
+		{"two lines", LLMConfig{APIKeyCommand: "echo a; echo b"}, "", "several lines"},
+		{"runaway output", LLMConfig{APIKeyCommand: "head -c 200000 /dev/zero | tr '\\0' a"}, "", "larger than"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

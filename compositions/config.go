@@ -20,7 +20,7 @@ import (
 // built-in keys plus these.
 func ConfigSections() []config.Schema {
 	return []config.Schema{
-		agent.ConfigSchema, agent.CompactionSchema,
+		LLMSchema, agent.ConfigSchema, agent.CompactionSchema,
 		permissions.ConfigSchema, sandbox.ConfigSchema, codingtools.ConfigSchema, tui.ConfigSchema,
 		sqtools.ConfigSchema, timeout.ConfigSchema, spill.ConfigSchema,
 	}
@@ -28,6 +28,7 @@ func ConfigSections() []config.Schema {
 
 // settings are the sections the composition reads itself, decoded once.
 type settings struct {
+	llm        LLMConfig
 	agent      agent.Config
 	compaction agent.CompactionConfig
 }
@@ -39,10 +40,12 @@ func settingsOf(cfg *config.Config) (settings, error) {
 		s    settings
 		err1 error
 		err2 error
+		err3 error
 	)
+	s.llm, err3 = config.Get[LLMConfig](cfg, LLMSchema)
 	s.agent, err1 = config.Get[agent.Config](cfg, agent.ConfigSchema)
 	s.compaction, err2 = config.Get[agent.CompactionConfig](cfg, agent.CompactionSchema)
-	return s, errors.Join(err1, err2)
+	return s, errors.Join(err1, err2, err3)
 }
 
 // switches are the plugins.*.enabled keys: which opt-in plugins to mount.

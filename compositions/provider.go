@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/seed-e9b4dba4/dsh/host/config"
 	"github.com/seed-e9b4dba4/dsh/host/llm"
 	"github.com/seed-e9b4dba4/dsh/host/llm/openai"
 	"github.com/seed-e9b4dba4/dsh/host/llm/replay"
@@ -14,8 +13,7 @@ import (
 // newProvider builds the configured model provider. A key from a file or a
 // command is read here, once; the environment variable is read per request,
 // so a missing key is reported at the first prompt, not here.
-func newProvider(ctx context.Context, cfg *config.Config, version string, env func(string) (string, bool)) (llm.Provider, error) {
-	c := cfg.LLM
+func newProvider(ctx context.Context, c LLMConfig, version string, env func(string) (string, bool)) (llm.Provider, error) {
 	switch c.Provider {
 	case "replay":
 		if c.Replay.Fixture == "" {
@@ -55,7 +53,7 @@ func newProvider(ctx context.Context, cfg *config.Config, version string, env fu
 // key from when no key, key file or key command is set; "" for providers
 // that need no key. The shipped default of llm.api_key_env names
 // DeepSeek's variable, so the openai provider then reads OPENAI_API_KEY.
-func KeyEnv(c config.LLMConfig) string {
+func KeyEnv(c LLMConfig) string {
 	switch c.Provider {
 	case "deepseek":
 		if c.APIKeyEnv == "" {
@@ -72,7 +70,7 @@ func KeyEnv(c config.LLMConfig) string {
 }
 
 // retryPolicy converts llm.retry into the loop's policy.
-func retryPolicy(c config.RetryConfig) llm.RetryPolicy {
+func retryPolicy(c RetryConfig) llm.RetryPolicy {
 	p := llm.DefaultRetryPolicy()
 	p.MaxRetries = c.MaxRetries
 	p.InitialDelay = time.Duration(c.InitialDelayMs) * time.Millisecond

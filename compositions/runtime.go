@@ -163,7 +163,7 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 		writers:    map[string]*store.Writer{},
 	}
 	r.Store = store.New(cfg.Sessions.Dir, store.Options{Now: clk.Now, Log: log})
-	if r.Provider, err = newProvider(ctx, cfg, opts.Version, opts.Env); err != nil {
+	if r.Provider, err = newProvider(ctx, set.llm, opts.Version, opts.Env); err != nil {
 		return nil, errors.Join(err, closeLog())
 	}
 	if err := r.mount(ctx); err != nil {
@@ -235,7 +235,7 @@ func (r *Runtime) plugins() []host.Plugin {
 	// Commands never see the variable the model key is read from.
 	ps := []host.Plugin{
 		permissions.Plugin(),
-		codingtools.PluginWith(codingtools.PluginOptions{HiddenEnv: []string{r.Config.LLM.APIKeyEnv}}),
+		codingtools.PluginWith(codingtools.PluginOptions{HiddenEnv: []string{r.settings.llm.APIKeyEnv}}),
 		sandbox.Plugin(sandbox.Options{Launcher: r.launcher, UserHome: r.Config.UserHome()}),
 	}
 	if r.Kind.mountsQuery(r.switches) && r.switches.sessionQuery {

@@ -153,18 +153,17 @@ func (r *Runtime) start(h session.Header, events []session.Event, w *store.Write
 }
 
 func (r *Runtime) agentOptions(live *session.Live, resumed bool) agent.Options {
-	c := r.Config
 	id := live.ID()
 	return agent.Options{
 		Live:                 live,
 		Provider:             r.Provider,
 		Tools:                r.Tools,
 		Prompt:               r.Prompt,
-		Model:                c.LLM.Model,
-		ReasoningEffort:      c.LLM.ReasoningEffort,
-		MaxTokens:            c.LLM.MaxTokens,
+		Model:                r.settings.llm.Model,
+		ReasoningEffort:      r.settings.llm.ReasoningEffort,
+		MaxTokens:            r.settings.llm.MaxTokens,
 		MaxParallelToolCalls: r.settings.agent.MaxParallelToolCalls,
-		Retry:                retryPolicy(c.LLM.Retry),
+		Retry:                retryPolicy(r.settings.llm.Retry),
 		Compaction:           r.settings.compaction,
 		Resumed:              resumed,
 		Mode:                 func() string { return string(r.Permissions.Mode(id)) },

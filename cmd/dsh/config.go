@@ -90,12 +90,12 @@ const secretMask = "********"
 // is not the shipped default.
 func shownValue(cfg *config.Config, key string) any {
 	v := cfg.Value(key)
-	if s, ok := v.(string); ok && s != "" && config.IsSecret(key) {
+	if s, ok := v.(string); ok && s != "" && cfg.IsSecret(key) {
 		return secretMask
 	}
 	if key == "llm.api_key_env" {
-		if env := compositions.KeyEnv(cfg.LLM); env != "" {
-			return env
+		if c, err := config.Get[compositions.LLMConfig](cfg, compositions.LLMSchema); err == nil && compositions.KeyEnv(c) != "" {
+			return compositions.KeyEnv(c)
 		}
 	}
 	return v
@@ -107,8 +107,8 @@ func shownOrigin(cfg *config.Config, key string) string {
 	o := cfg.Origin(key)
 	switch {
 	case key == "llm.api_key_env" && cfg.Value(key) != shownValue(cfg, key):
-		return fmt.Sprintf("%s (%s for llm.provider %s)", o, shownValue(cfg, key), cfg.LLM.Provider)
-	case key == "llm.model" && cfg.LLM.Provider == "openai" && o == "default":
+		return fmt.Sprintf("%s (%s for llm.provider %s)", o, shownValue(cfg, key), cfg.Value("llm.provider"))
+	case key == "llm.model" && cfg.Value("llm.provider") == "openai" && o == "default":
 		return "default (DeepSeek's model: set llm.model to one your endpoint serves)"
 	}
 	return o

@@ -107,16 +107,22 @@ func (c *Config) Warnings() []string {
 	if w := c.Project().Warning(); w != "" {
 		out = append(out, w)
 	}
-	if c.LLM.APIKey != "" && strings.HasPrefix(c.Origin("llm.api_key"), "flag") {
-		out = append(out, "llm.api_key was given on the command line, where every process of yours can read it (ps, /proc/PID/cmdline); "+
-			"use llm.api_key_file, llm.api_key_command or the variable llm.api_key_env names instead")
+	tree := c.schema()
+	for _, key := range tree.keys {
+		hint, secret := tree.secrets[key]
+		if secret && c.Value(key) != "" && strings.HasPrefix(c.Origin(key), "flag") {
+			out = append(out, key+" was given on the command line, where every process of yours can read it (ps, /proc/PID/cmdline); "+hint)
+		}
 	}
 	return out
 }
 
 // IsSecret reports whether key holds a credential that must be masked
-// whenever config is shown.
-func IsSecret(key string) bool { return key == "llm.api_key" }
+// whenever config is shown (Schema.Secrets).
+func (c *Config) IsSecret(key string) bool {
+	_, ok := c.schema().secrets[key]
+	return ok
+}
 
 // EnvName returns the environment variable that sets key, e.g.
 // DSH_LLM_BASE_URL for llm.base_url.

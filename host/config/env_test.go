@@ -78,8 +78,8 @@ func TestEmptyEnvVariableCountsAsUnset(t *testing.T) {
 	w.env["DSH_LLM_MODEL"] = ""
 	w.env["DSH_TOOLS_READ_DEFAULT_LIMIT"] = ""
 	c := w.load(w.opts())
-	if c.LLM.Model != "deepseek-v4-flash" || c.Origin("llm.model") != "default" {
-		t.Errorf("llm.model = %q from %q, want the default", c.LLM.Model, c.Origin("llm.model"))
+	if c.Value("llm.model") != "deepseek-v4-flash" || c.Origin("llm.model") != "default" {
+		t.Errorf("llm.model = %q from %q, want the default", c.Value("llm.model"), c.Origin("llm.model"))
 	}
 }
 

@@ -98,8 +98,8 @@ func TestWrongTypeNamesKeyFileAndExpectedType(t *testing.T) {
 func TestWholeNumberFloatIsAcceptedAsInteger(t *testing.T) {
 	w := newWorld(t)
 	w.projectFile("llm: {max_tokens: 1e5}\n")
-	if c := w.load(w.opts()); c.LLM.MaxTokens != 100000 {
-		t.Errorf("llm.max_tokens = %d, want 100000", c.LLM.MaxTokens)
+	if c := w.load(w.opts()); c.Value("llm.max_tokens") != 100000 {
+		t.Errorf("llm.max_tokens = %d, want 100000", c.Value("llm.max_tokens"))
 	}
 }
 

@@ -78,3 +78,6 @@ const TemplateHeader = templateHeader
 
 // MaxConfigBytes is maxConfigBytes.
 const MaxConfigBytes = maxConfigBytes
+
+// Narrows reports whether key is one an untrusted project may only narrow.
+func (t Tree) Narrows(key string) bool { return t.s.stricter[key] != nil }

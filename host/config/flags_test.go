@@ -14,12 +14,12 @@ func TestSetFlagAppliesInOrderAndBeatsEnv(t *testing.T) {
 	if c.Value("permissions.mode") != "bypass" || c.Origin("permissions.mode") != "flag --set" {
 		t.Errorf("permissions.mode = %q from %q, want bypass from flag --set", c.Value("permissions.mode"), c.Origin("permissions.mode"))
 	}
-	if c.LLM.MaxTokens != 2048 {
-		t.Errorf("llm.max_tokens = %d, want 2048", c.LLM.MaxTokens)
+	if c.Value("llm.max_tokens") != 2048 {
+		t.Errorf("llm.max_tokens = %d, want 2048", c.Value("llm.max_tokens"))
 	}
 	// Only the key is trimmed: a value keeps its spaces.
-	if c.LLM.Model != " spaced" {
-		t.Errorf("llm.model = %q, want %q", c.LLM.Model, " spaced")
+	if c.Value("llm.model") != " spaced" {
+		t.Errorf("llm.model = %q, want %q", c.Value("llm.model"), " spaced")
 	}
 }
 
@@ -27,8 +27,8 @@ func TestSetFlagValueMayContainEquals(t *testing.T) {
 	w := newWorld(t)
 	o := w.opts()
 	o.Set = []string{"llm.api_key=abc=def"}
-	if c := w.load(o); c.LLM.APIKey != "abc=def" {
-		t.Errorf("llm.api_key = %q, want abc=def", c.LLM.APIKey)
+	if c := w.load(o); c.Value("llm.api_key") != "abc=def" {
+		t.Errorf("llm.api_key = %q, want abc=def", c.Value("llm.api_key"))
 	}
 }
 
@@ -62,8 +62,8 @@ func TestHomeFlagBeatsDSHHomeAndFindsTheUserFile(t *testing.T) {
 	if c.Home != flagHome || c.Origin("home") != "flag --home" {
 		t.Errorf("home = %q from %q, want %q from flag --home", c.Home, c.Origin("home"), flagHome)
 	}
-	if c.LLM.Model != "flag-home-model" {
-		t.Errorf("llm.model = %q, want the model from %s/config.yaml", c.LLM.Model, flagHome)
+	if c.Value("llm.model") != "flag-home-model" {
+		t.Errorf("llm.model = %q, want the model from %s/config.yaml", c.Value("llm.model"), flagHome)
 	}
 }
 

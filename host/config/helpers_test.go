@@ -102,7 +102,7 @@ func (w *world) loadErr(o Options) error {
 	w.t.Helper()
 	c, err := Load(o)
 	if err == nil {
-		w.t.Fatalf("Load succeeded, want an error (llm.model = %q)", c.LLM.Model)
+		w.t.Fatalf("Load succeeded, want an error (llm.model = %q)", c.Value("llm.model"))
 	}
 	return err
 }

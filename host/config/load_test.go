@@ -79,8 +79,8 @@ func TestLayerPrecedence(t *testing.T) {
 	for i, step := range steps {
 		step.add()
 		c := w.load(o)
-		if c.LLM.Model != step.model {
-			t.Errorf("with %d layers: llm.model = %q, want %q", i+1, c.LLM.Model, step.model)
+		if c.Value("llm.model") != step.model {
+			t.Errorf("with %d layers: llm.model = %q, want %q", i+1, c.Value("llm.model"), step.model)
 		}
 		if got := c.Origin("llm.model"); got != step.origin {
 			t.Errorf("with %d layers: Origin(llm.model) = %q, want %q", i+1, got, step.origin)
@@ -97,14 +97,14 @@ func TestLayersMergeKeyByKey(t *testing.T) {
 	w.userFile("llm: {model: user-model, max_tokens: 4096}\n")
 	w.projectFile("llm: {model: project-model}\n")
 	c := w.load(w.opts())
-	if c.LLM.Model != "project-model" || c.Origin("llm.model") != filepath.Join(w.cwd, ".dsh", "config.yaml") {
-		t.Errorf("llm.model = %q from %q, want project-model from the project file", c.LLM.Model, c.Origin("llm.model"))
+	if c.Value("llm.model") != "project-model" || c.Origin("llm.model") != filepath.Join(w.cwd, ".dsh", "config.yaml") {
+		t.Errorf("llm.model = %q from %q, want project-model from the project file", c.Value("llm.model"), c.Origin("llm.model"))
 	}
-	if c.LLM.MaxTokens != 4096 || c.Origin("llm.max_tokens") != filepath.Join(w.home, "config.yaml") {
-		t.Errorf("llm.max_tokens = %d from %q, want 4096 from the user file", c.LLM.MaxTokens, c.Origin("llm.max_tokens"))
+	if c.Value("llm.max_tokens") != 4096 || c.Origin("llm.max_tokens") != filepath.Join(w.home, "config.yaml") {
+		t.Errorf("llm.max_tokens = %d from %q, want 4096 from the user file", c.Value("llm.max_tokens"), c.Origin("llm.max_tokens"))
 	}
-	if c.LLM.Provider != "deepseek" || c.Origin("llm.provider") != "default" {
-		t.Errorf("llm.provider = %q from %q, want the default", c.LLM.Provider, c.Origin("llm.provider"))
+	if c.Value("llm.provider") != "deepseek" || c.Origin("llm.provider") != "default" {
+		t.Errorf("llm.provider = %q from %q, want the default", c.Value("llm.provider"), c.Origin("llm.provider"))
 	}
 }
 
@@ -175,8 +175,8 @@ func TestEmptyProfileFileIsAnEmptyOverlay(t *testing.T) {
 	o := w.opts()
 	o.Profile = "blank"
 	c := w.load(o)
-	if c.Profile() != "blank" || c.LLM.Model != "deepseek-v4-flash" {
-		t.Errorf("profile %q, model %q", c.Profile(), c.LLM.Model)
+	if c.Profile() != "blank" || c.Value("llm.model") != "deepseek-v4-flash" {
+		t.Errorf("profile %q, model %q", c.Profile(), c.Value("llm.model"))
 	}
 }
 
@@ -201,8 +201,8 @@ func TestConfigFileBeatsProjectFileAndLosesToEnv(t *testing.T) {
 	if c.Value("tools.read.default_limit") != 10 {
 		t.Errorf("tools.read.default_limit = %d, want 10 from the project file", c.Value("tools.read.default_limit"))
 	}
-	if c.LLM.Model != "env-model" {
-		t.Errorf("llm.model = %q, want env-model", c.LLM.Model)
+	if c.Value("llm.model") != "env-model" {
+		t.Errorf("llm.model = %q, want env-model", c.Value("llm.model"))
 	}
 }
 

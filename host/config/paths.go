@@ -16,9 +16,6 @@ var pathKeys = []string{
 	"log.file",
 	"sessions.dir",
 	"session_query.path",
-	"llm.api_key_file",
-	"llm.replay.fixture",
-	"llm.replay.override",
 }
 
 // memoryPath is the session-query path that keeps the index in memory.

@@ -76,8 +76,8 @@ func TestTrustedProjectFileCanMoveHome(t *testing.T) {
 	if want := filepath.Join(w.cwd, "local-home"); c.Home != want {
 		t.Errorf("Home = %q, want %q", c.Home, want)
 	}
-	if c.LLM.Model != "local" {
-		t.Errorf("llm.model = %q, want the user file of the moved home", c.LLM.Model)
+	if c.Value("llm.model") != "local" {
+		t.Errorf("llm.model = %q, want the user file of the moved home", c.Value("llm.model"))
 	}
 }
 
@@ -88,8 +88,8 @@ func TestUserFileThatIsAlsoTheProjectFileIsReadOnce(t *testing.T) {
 	w.cwd = w.userDir
 	path := w.userFile("llm: {model: once}\n")
 	c := w.load(w.opts())
-	if c.LLM.Model != "once" || c.Origin("llm.model") != path {
-		t.Errorf("llm.model = %q from %q", c.LLM.Model, c.Origin("llm.model"))
+	if c.Value("llm.model") != "once" || c.Origin("llm.model") != path {
+		t.Errorf("llm.model = %q from %q", c.Value("llm.model"), c.Origin("llm.model"))
 	}
 	if got := c.Files(); len(got) != 1 {
 		t.Errorf("Files() = %v, want one file", got)

@@ -13,17 +13,6 @@ import (
 // choose what leaves the machine, or move dsh's storage.
 var projectSafe = map[string]bool{
 	"log.level": true,
-
-	"llm.model":                  true,
-	"llm.reasoning_effort":       true,
-	"llm.max_tokens":             true,
-	"llm.stream_idle_timeout_ms": true,
-	"llm.request_timeout_ms":     true,
-	"llm.keepalive_limit_ms":     true,
-	"llm.retry.max_retries":      true,
-	"llm.retry.initial_delay_ms": true,
-	"llm.retry.max_delay_ms":     true,
-	"llm.retry.jitter":           true,
 }
 
 // Project is what Load did with the project file, <cwd>/.dsh/config.yaml.

@@ -44,6 +44,11 @@ type Schema struct {
 	// an allowlist on purpose: a key added to the section later is refused
 	// from untrusted folders until its owner decides it is harmless.
 	Safe []string
+	// Secrets maps the keys (relative to Path) that hold credentials to
+	// where the user should keep the credential instead: config show masks
+	// their values, and a flag setting one draws a warning that ends with
+	// the hint (a command line is visible to every process of the user).
+	Secrets map[string]string
 	// Stricter lists the keys (relative to Path) an untrusted project file
 	// may set only to make dsh stricter: the function reports whether the
 	// project's value is at least as strict as the one below it. Every other
@@ -162,6 +167,13 @@ func withSections(sections []Schema) (*schema, error) {
 				return nil, fmt.Errorf("config section %q lets a project set %q, which is not one of its keys", sec.Path, name)
 			}
 			s.safe[key] = true
+		}
+		for name, hint := range sec.Secrets {
+			key := sec.Key(name)
+			if l, ok := s.leaves[key]; !ok || l.kind != kindString {
+				return nil, fmt.Errorf("config section %q names %q as a secret, which is not one of its string keys", sec.Path, name)
+			}
+			s.secrets[key] = hint
 		}
 		for name, f := range sec.Stricter {
 			key := sec.Key(name)

@@ -69,8 +69,9 @@ func TestSchemaDeclarationMistakesAreErrors(t *testing.T) {
 		s    []Schema
 		want string
 	}{
-		{"built-in section", []Schema{SchemaOf[one]("llm", nil)}, `config section "llm" is declared twice or overlaps a built-in key`},
-		{"under a built-in key", []Schema{SchemaOf[one]("llm.model.x", nil)}, `config section "llm.model.x" lies under the key "llm.model"`},
+		{"built-in key", []Schema{SchemaOf[one]("home", nil)}, `config section "home" is declared twice or overlaps a built-in key`},
+		{"under a built-in key", []Schema{SchemaOf[one]("home.x", nil)}, `config section "home.x" lies under the key "home"`},
+		{"under a registered key", []Schema{SchemaOf[one]("plugins.x", nil), SchemaOf[one]("plugins.x.n.y", nil)}, `config section "plugins.x.n.y" lies under the key "plugins.x.n"`},
 		{"twice", []Schema{SchemaOf[one]("plugins.x", nil), SchemaOf[one]("plugins.x", nil)}, `config section "plugins.x" is declared twice`},
 		{"rule for no key", []Schema{SchemaOf[one]("plugins.x", map[string]Rule{"m": IntAtLeast(0)})}, `has a rule for "m", which is not one of its keys`},
 		{"path not a string", []Schema{SchemaOf[one]("plugins.x", nil, "n")}, `names "n" as a path, which is not one of its string keys`},

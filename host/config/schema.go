@@ -42,6 +42,8 @@ type schema struct {
 	rules    map[string]Rule
 	paths    []string // keys holding file system paths
 	pairs    []Pair   // relations between keys, by full key
+	// secrets maps the credential keys to where to keep them instead.
+	secrets map[string]string
 	// safe holds the keys an untrusted project may set.
 	safe map[string]bool
 	// stricter holds the keys an untrusted project may only narrow.
@@ -61,7 +63,7 @@ type leaf struct {
 var coreSchema = buildSchema(reflect.TypeFor[Config]())
 
 func buildSchema(t reflect.Type) *schema {
-	s := &schema{leaves: map[string]leaf{}, sections: map[string]bool{}, rules: map[string]Rule{}, safe: map[string]bool{}, stricter: map[string]func(below, project any) bool{}}
+	s := &schema{leaves: map[string]leaf{}, sections: map[string]bool{}, rules: map[string]Rule{}, safe: map[string]bool{}, secrets: map[string]string{}, stricter: map[string]func(below, project any) bool{}}
 	s.walk(t, "", nil, "")
 	for k, r := range rules {
 		s.rules[k] = r

@@ -11,7 +11,6 @@ type Config struct {
 	Home         string             `mapstructure:"home"`
 	Log          LogConfig          `mapstructure:"log"`
 	Sessions     SessionsConfig     `mapstructure:"sessions"`
-	LLM          LLMConfig          `mapstructure:"llm"`
 	SessionQuery SessionQueryConfig `mapstructure:"session_query"`
 	Runtime      RuntimeConfig      `mapstructure:"runtime"`
 	MCP          MCPConfig          `mapstructure:"mcp"`
@@ -33,39 +32,6 @@ type LogConfig struct {
 // SessionsConfig is the sessions section.
 type SessionsConfig struct {
 	Dir string `mapstructure:"dir"`
-}
-
-// LLMConfig is the llm section.
-type LLMConfig struct {
-	Provider            string       `mapstructure:"provider"`
-	BaseURL             string       `mapstructure:"base_url"`
-	Model               string       `mapstructure:"model"`
-	APIKey              string       `mapstructure:"api_key"`
-	APIKeyEnv           string       `mapstructure:"api_key_env"`
-	APIKeyFile          string       `mapstructure:"api_key_file"`
-	APIKeyCommand       string       `mapstructure:"api_key_command"`
-	ReasoningEffort     string       `mapstructure:"reasoning_effort"`
-	MaxTokens           int          `mapstructure:"max_tokens"`
-	StreamIdleTimeoutMs int          `mapstructure:"stream_idle_timeout_ms"`
-	RequestTimeoutMs    int          `mapstructure:"request_timeout_ms"`
-	KeepAliveLimitMs    int          `mapstructure:"keepalive_limit_ms"`
-	Retry               RetryConfig  `mapstructure:"retry"`
-	Replay              ReplayConfig `mapstructure:"replay"`
-}
-
-// RetryConfig is llm.retry.
-type RetryConfig struct {
-	MaxRetries     int     `mapstructure:"max_retries"`
-	InitialDelayMs int     `mapstructure:"initial_delay_ms"`
-	MaxDelayMs     int     `mapstructure:"max_delay_ms"`
-	Jitter         float64 `mapstructure:"jitter"`
-}
-
-// ReplayConfig is llm.replay.
-type ReplayConfig struct {
-	Fixture      string `mapstructure:"fixture"`
-	Override     string `mapstructure:"override"`
-	ProviderName string `mapstructure:"provider_name"`
 }
 
 // SessionQueryConfig is the session_query section (the trusted service and

@@ -3,8 +3,6 @@ package config
 import (
 	"fmt"
 	"math"
-	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -37,20 +35,6 @@ func JournalModes() []string { return []string{"wal", "delete", "truncate", "per
 // of their type.
 var rules = map[string]Rule{
 	"log.level":                                   OneOf("debug", "info", "warn", "error"),
-	"llm.provider":                                OneOf("deepseek", "openai", "replay", "demo"),
-	"llm.base_url":                                httpURL,
-	"llm.model":                                   nonEmpty,
-	"llm.api_key_env":                             envVarName,
-	"llm.reasoning_effort":                        OneOf("", "off", "low", "high", "max"),
-	"llm.max_tokens":                              IntAtLeast(0),
-	"llm.stream_idle_timeout_ms":                  IntAtLeast(1),
-	"llm.request_timeout_ms":                      IntAtLeast(0),
-	"llm.keepalive_limit_ms":                      IntAtLeast(0),
-	"llm.retry.max_retries":                       IntAtLeast(0),
-	"llm.retry.initial_delay_ms":                  IntAtLeast(1),
-	"llm.retry.max_delay_ms":                      IntAtLeast(1),
-	"llm.retry.jitter":                            FloatIn(0, 1, true),
-	"llm.replay.provider_name":                    nonEmpty,
 	"session_query.open_at":                       OneOf("startup", "first-search", "never"),
 	"session_query.journal_mode":                  OneOf(JournalModes()...),
 	"session_query.read_window_max":               IntAtLeast(0),
@@ -77,35 +61,6 @@ func OneOf(allowed ...string) Rule {
 		}
 		return fmt.Sprintf("must be one of %s (got %q)", strings.Join(quoted, ", "), v)
 	}
-}
-
-func nonEmpty(v any) string {
-	if v.(string) == "" {
-		return "must not be empty"
-	}
-	return ""
-}
-
-func httpURL(v any) string {
-	s := v.(string)
-	if s == "" {
-		return ""
-	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Sprintf("must be an http or https URL such as https://api.deepseek.com (got %q)", s)
-	}
-	return ""
-}
-
-var envVarPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
-func envVarName(v any) string {
-	s := v.(string)
-	if s == "" || envVarPattern.MatchString(s) {
-		return ""
-	}
-	return fmt.Sprintf("must be an environment variable name such as DEEPSEEK_API_KEY (got %q)", s)
 }
 
 // IntAtLeast accepts integers of at least lo.
@@ -172,7 +127,6 @@ func FloatIn(lo, hi float64, closed bool) Rule {
 // pairs are the relations between built-in keys.
 var pairs = []Pair{
 	{Low: "session_query.default_limit", High: "session_query.max_limit"},
-	{Low: "llm.retry.initial_delay_ms", High: "llm.retry.max_delay_ms"},
 }
 
 // holds reports whether the effective values of p hold.

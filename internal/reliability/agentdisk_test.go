@@ -103,7 +103,7 @@ func TestFullDiskThroughTheAgentLoopKeepsEveryAcknowledgedEvent(t *testing.T) {
 			}
 			a, err := agent.New(agent.Options{
 				Live: live, Provider: rt.Provider, Tools: rt.Tools, Prompt: rt.Prompt,
-				Model: rt.Config.LLM.Model, Log: slog.New(slog.DiscardHandler),
+				Model: rt.Config.Value("llm.model").(string), Log: slog.New(slog.DiscardHandler),
 			})
 			if err != nil {
 				t.Fatal(err)
