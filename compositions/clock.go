@@ -22,24 +22,33 @@ type clock struct {
 	next uint64
 }
 
-func newClock(rc config.RuntimeConfig) (*clock, error) {
-	c := &clock{}
-	switch rc.Clock {
-	case "", "system":
-	case "fixed":
+// RuntimePath is the runtime config section: the determinism knobs of
+// snapshot tests, which the composition's clock reads.
+const RuntimePath = "runtime"
+
+// RuntimeConfig is the runtime section.
+type RuntimeConfig struct {
+	Clock       string `mapstructure:"clock"`
+	FixedTimeMs int64  `mapstructure:"fixed_time_ms"`
+	IDs         string `mapstructure:"ids"`
+}
+
+// RuntimeSchema declares the runtime section. A project cannot set it:
+// fixed times and predictable ids belong to test runs the user starts.
+var RuntimeSchema = config.SchemaOf[RuntimeConfig](RuntimePath, map[string]config.Rule{
+	"clock":         config.OneOf("system", "fixed"),
+	"fixed_time_ms": config.IntAtLeast(0),
+	"ids":           config.OneOf("random", "sequential"),
+})
+
+// newClock returns the clock rc describes (checked by RuntimeSchema).
+func newClock(rc RuntimeConfig) *clock {
+	c := &clock{sequential: rc.IDs == "sequential"}
+	if rc.Clock == "fixed" {
 		t := time.UnixMilli(rc.FixedTimeMs).UTC()
 		c.fixed = &t
-	default:
-		return nil, fmt.Errorf("runtime.clock %q is not supported (use system or fixed)", rc.Clock)
 	}
-	switch rc.IDs {
-	case "", "random":
-	case "sequential":
-		c.sequential = true
-	default:
-		return nil, fmt.Errorf("runtime.ids %q is not supported (use random or sequential)", rc.IDs)
-	}
-	return c, nil
+	return c
 }
 
 // Now returns the current time, or the fixed time.

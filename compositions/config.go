@@ -20,7 +20,7 @@ import (
 // built-in keys plus these.
 func ConfigSections() []config.Schema {
 	return []config.Schema{
-		LLMSchema, agent.ConfigSchema, agent.CompactionSchema,
+		LogSchema, RuntimeSchema, LLMSchema, agent.ConfigSchema, agent.CompactionSchema,
 		permissions.ConfigSchema, sandbox.ConfigSchema, codingtools.ConfigSchema, tui.ConfigSchema,
 		sqtools.ConfigSchema, timeout.ConfigSchema, spill.ConfigSchema,
 	}
@@ -28,6 +28,8 @@ func ConfigSections() []config.Schema {
 
 // settings are the sections the composition reads itself, decoded once.
 type settings struct {
+	log        LogConfig
+	runtime    RuntimeConfig
 	llm        LLMConfig
 	agent      agent.Config
 	compaction agent.CompactionConfig
@@ -38,14 +40,14 @@ type settings struct {
 func settingsOf(cfg *config.Config) (settings, error) {
 	var (
 		s    settings
-		err1 error
-		err2 error
-		err3 error
+		errs = make([]error, 5)
 	)
-	s.llm, err3 = config.Get[LLMConfig](cfg, LLMSchema)
-	s.agent, err1 = config.Get[agent.Config](cfg, agent.ConfigSchema)
-	s.compaction, err2 = config.Get[agent.CompactionConfig](cfg, agent.CompactionSchema)
-	return s, errors.Join(err1, err2, err3)
+	s.log, errs[0] = config.Get[LogConfig](cfg, LogSchema)
+	s.runtime, errs[1] = config.Get[RuntimeConfig](cfg, RuntimeSchema)
+	s.llm, errs[2] = config.Get[LLMConfig](cfg, LLMSchema)
+	s.agent, errs[3] = config.Get[agent.Config](cfg, agent.ConfigSchema)
+	s.compaction, errs[4] = config.Get[agent.CompactionConfig](cfg, agent.CompactionSchema)
+	return s, errors.Join(errs...)
 }
 
 // switches are the plugins.*.enabled keys: which opt-in plugins to mount.

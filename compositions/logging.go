@@ -1,12 +1,14 @@
 package compositions
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -14,23 +16,46 @@ import (
 	"github.com/seed-e9b4dba4/dsh/host/config"
 )
 
-// buildLogger returns the diagnostics logger: the caller's, or one writing to
-// log.file (when set) or w at log.level. It never writes to stdout.
-func buildLogger(cfg *config.Config, given *slog.Logger, w io.Writer) (*slog.Logger, func() error, error) {
+// LogPath is the log config section, which buildLogger reads.
+const LogPath = "log"
+
+// LogConfig is the log section.
+type LogConfig struct {
+	Level string `mapstructure:"level"`
+	File  string `mapstructure:"file"`
+}
+
+// LogSchema declares the log section. A project may choose how much is
+// logged, not where: log.file is a path dsh would write to.
+var LogSchema = config.Schema{
+	Path:  LogPath,
+	Type:  reflect.TypeFor[LogConfig](),
+	Rules: map[string]config.Rule{"level": config.OneOf("debug", "info", "warn", "error")},
+	Paths: []string{"file"},
+	Safe:  []string{"level"},
+}
+
+// buildLogger returns the diagnostics logger: the caller's, or one at
+// log.level writing to log.file, else to opts.LogFile, else to
+// opts.LogWriter. It never writes to stdout.
+func buildLogger(lc LogConfig, opts Options) (*slog.Logger, func() error, error) {
 	noop := func() error { return nil }
-	if given != nil {
-		return given, noop, nil
+	if opts.Log != nil {
+		return opts.Log, noop, nil
+	}
+	if lc.File == "" && opts.LogFile == "" && opts.QuietLog && lc.Level == "info" {
+		lc.Level = "warn"
 	}
 	var level slog.Level
-	if err := level.UnmarshalText([]byte(strings.ToUpper(cfg.Log.Level))); err != nil {
-		return nil, nil, fmt.Errorf("log.level %q: %w", cfg.Log.Level, err)
+	if err := level.UnmarshalText([]byte(strings.ToUpper(lc.Level))); err != nil {
+		return nil, nil, fmt.Errorf("log.level %q: %w", lc.Level, err)
 	}
-	closeFn := noop
-	if cfg.Log.File != "" {
-		if err := os.MkdirAll(filepath.Dir(cfg.Log.File), 0o700); err != nil {
+	closeFn, w := noop, opts.LogWriter
+	if file := cmp.Or(lc.File, opts.LogFile); file != "" {
+		if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
 			return nil, nil, fmt.Errorf("log.file: %w", err)
 		}
-		f, err := os.OpenFile(cfg.Log.File, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 		if err != nil {
 			return nil, nil, fmt.Errorf("log.file: %w", err)
 		}

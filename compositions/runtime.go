@@ -55,9 +55,15 @@ type Options struct {
 	Config *config.Config
 	Kind   Kind
 	// Log receives diagnostics; nil builds one from the log config, writing
-	// to LogWriter (stderr by the caller's choice) or log.file.
+	// to log.file, else LogFile, else LogWriter (stderr by the caller's
+	// choice).
 	Log       *slog.Logger
 	LogWriter io.Writer
+	LogFile   string
+	// QuietLog raises log.level's default, info, to warn when the records
+	// go to LogWriter: dsh run reports progress on stderr in its own words,
+	// which info records would repeat.
+	QuietLog bool
 	// Version is reported to providers and front ends.
 	Version string
 	// AllowBroadWorkspace admits sessions whose workspace is the file
@@ -127,19 +133,16 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 	if cfg == nil {
 		return nil, errors.New("compositions: a loaded config is required")
 	}
-	log, closeLog, err := buildLogger(cfg, opts.Log, opts.LogWriter)
+	set, err := settingsOf(cfg)
 	if err != nil {
 		return nil, err
 	}
-	clk, err := newClock(cfg.Runtime)
+	log, closeLog, err := buildLogger(set.log, opts)
 	if err != nil {
-		return nil, errors.Join(err, closeLog())
+		return nil, err
 	}
+	clk := newClock(set.runtime)
 	sw, err := switchesOf(cfg)
-	if err != nil {
-		return nil, errors.Join(err, closeLog())
-	}
-	set, err := settingsOf(cfg)
 	if err != nil {
 		return nil, errors.Join(err, closeLog())
 	}

@@ -2,13 +2,14 @@ package main
 
 import (
 	"fmt"
-	"github.com/seed-e9b4dba4/dsh/internal/mcptest"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/seed-e9b4dba4/dsh/internal/mcptest"
 
 	"golang.org/x/sys/unix"
 )

@@ -85,14 +85,9 @@ redirected output is always the raw answer.`,
 					return fmt.Errorf("%w; to run here anyway pass %s", err, compositions.AllowBroadWorkspaceFlag)
 				}
 			}
-			if cfg.Log.File == "" && strings.EqualFold(cfg.Log.Level, "info") {
-				// dsh run reports progress in its own words on stderr;
-				// info records would repeat it as log lines.
-				cfg.Log.Level = "warn"
-			}
 			rt, err := compositions.New(cmd.Context(), compositions.Options{
 				Env:    g.env,
-				Config: cfg, Kind: compositions.Headless, LogWriter: g.stderr, Version: version(),
+				Config: cfg, Kind: compositions.Headless, LogWriter: g.stderr, QuietLog: true, Version: version(),
 				SandboxLauncher:     sandboxLauncher(),
 				AllowBroadWorkspace: allowBroad,
 			})

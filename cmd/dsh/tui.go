@@ -113,13 +113,11 @@ func runTUI(ctx context.Context, g *globals, start tuiStart) error {
 			return err
 		}
 	}
-	if cfg.Log.File == "" {
-		// The terminal belongs to the UI: stderr output would tear it.
-		cfg.Log.File = filepath.Join(cfg.Home, "logs", "tui.log")
-	}
 	rt, err := compositions.New(ctx, compositions.Options{
 		Env:    g.env,
 		Config: cfg, Kind: compositions.TUI, LogWriter: g.stderr, Version: version(),
+		// The terminal belongs to the UI: stderr output would tear it.
+		LogFile:             filepath.Join(cfg.Home, "logs", "tui.log"),
 		SandboxLauncher:     sandboxLauncher(),
 		AllowBroadWorkspace: allowBroad,
 	})

@@ -27,7 +27,7 @@
 // The project file comes from the repository, not the user, so it is not
 // trusted: unless its folder is in the trust store ($DSH_HOME/
 // trusted-folders.json, written by dsh trust) it may only set the keys of an
-// explicit allowlist (the built-in projectSafe and each Schema's Safe), plus
+// explicit allowlist (each Schema's Safe; no built-in key is safe), plus
 // the keys a Schema marks Stricter
 // (permissions.mode) when that makes dsh stricter; every other key is ignored and named in one warning
 // (Config.Warnings). The trust store is found through the home the other

@@ -13,7 +13,6 @@ import (
 // environment and flags); a leading "~/" means the user's home directory.
 var pathKeys = []string{
 	"home",
-	"log.file",
 	"sessions.dir",
 	"session_query.path",
 }

@@ -7,14 +7,6 @@ import (
 	"strings"
 )
 
-// projectSafe lists the built-in keys a project file may set without the
-// folder being trusted (Schema.Safe says why and lists a section's own): keys
-// that cannot run code, widen permissions, redirect traffic or credentials,
-// choose what leaves the machine, or move dsh's storage.
-var projectSafe = map[string]bool{
-	"log.level": true,
-}
-
 // Project is what Load did with the project file, <cwd>/.dsh/config.yaml.
 type Project struct {
 	// File is the project file's path; empty when there is none.

@@ -68,9 +68,6 @@ func buildSchema(t reflect.Type) *schema {
 	for k, r := range rules {
 		s.rules[k] = r
 	}
-	for k := range projectSafe {
-		s.safe[k] = true
-	}
 	s.paths = slices.Clone(pathKeys)
 	s.pairs = slices.Clone(pairs)
 	s.sortKeys()

@@ -9,10 +9,8 @@ import "reflect"
 // SessionQuery.Path ":memory:"), and every other non-empty path is absolute.
 type Config struct {
 	Home         string             `mapstructure:"home"`
-	Log          LogConfig          `mapstructure:"log"`
 	Sessions     SessionsConfig     `mapstructure:"sessions"`
 	SessionQuery SessionQueryConfig `mapstructure:"session_query"`
-	Runtime      RuntimeConfig      `mapstructure:"runtime"`
 	MCP          MCPConfig          `mapstructure:"mcp"`
 
 	// The untagged fields are skipped by decoding. tree is the key tree
@@ -21,12 +19,6 @@ type Config struct {
 	meta  *meta
 	tree  *schema
 	owned map[string]reflect.Value
-}
-
-// LogConfig is the log section.
-type LogConfig struct {
-	Level string `mapstructure:"level"`
-	File  string `mapstructure:"file"`
 }
 
 // SessionsConfig is the sessions section.
@@ -45,11 +37,4 @@ type SessionQueryConfig struct {
 	DefaultLimit                int    `mapstructure:"default_limit"`
 	MaxLimit                    int    `mapstructure:"max_limit"`
 	SnippetChars                int    `mapstructure:"snippet_chars"`
-}
-
-// RuntimeConfig is the runtime section: determinism knobs for snapshot tests.
-type RuntimeConfig struct {
-	Clock       string `mapstructure:"clock"`
-	FixedTimeMs int64  `mapstructure:"fixed_time_ms"`
-	IDs         string `mapstructure:"ids"`
 }

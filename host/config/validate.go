@@ -34,7 +34,6 @@ func JournalModes() []string { return []string{"wal", "delete", "truncate", "per
 // rules holds the checks of single keys. Keys without a rule accept any value
 // of their type.
 var rules = map[string]Rule{
-	"log.level":                                   OneOf("debug", "info", "warn", "error"),
 	"session_query.open_at":                       OneOf("startup", "first-search", "never"),
 	"session_query.journal_mode":                  OneOf(JournalModes()...),
 	"session_query.read_window_max":               IntAtLeast(0),
@@ -42,9 +41,6 @@ var rules = map[string]Rule{
 	"session_query.max_limit":                     IntIn(1, maxSafeLimit),
 	"session_query.snippet_chars":                 IntAtLeast(1),
 	"session_query.persisted_inspect_concurrency": IntIn(1, MaxSafeInteger),
-	"runtime.clock":                               OneOf("system", "fixed"),
-	"runtime.fixed_time_ms":                       IntAtLeast(0),
-	"runtime.ids":                                 OneOf("random", "sequential"),
 	"mcp.start_timeout_ms":                        IntIn(1, MaxTimerMs),
 	"mcp.call_timeout_ms":                         IntIn(1, MaxTimerMs),
 }
