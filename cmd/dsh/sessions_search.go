@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/seed-e9b4dba4/dsh/host/lazyregexp"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 	"github.com/seed-e9b4dba4/dsh/host/termtext"
@@ -175,7 +175,7 @@ func searchableTypes() []string {
 	}
 }
 
-var agePattern = regexp.MustCompile(`^(\d+)([smhdw])$`)
+var agePattern = lazyregexp.New(`^(\d+)([smhdw])$`)
 
 // parseWhen reads an ISO 8601 date or time (a date or a time without a
 // zone is local time) or an age before now, as epoch milliseconds.

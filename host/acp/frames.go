@@ -8,10 +8,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"regexp"
 	"sync"
 
 	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/seed-e9b4dba4/dsh/host/lazyregexp"
 )
 
 // JSON-RPC error codes the frame filter answers with.
@@ -339,7 +340,7 @@ const idScanBytes = 4096
 // String ids longer than maxScannedID are not used. (A bounded repetition
 // in the pattern would compile to a program of that many copies, paid for
 // at every start.)
-var topLevelID = regexp.MustCompile(`"id"\s*:\s*(-?[0-9]+|"(?:[^"\\]|\\.)*")`)
+var topLevelID = lazyregexp.New(`"id"\s*:\s*(-?[0-9]+|"(?:[^"\\]|\\.)*")`)
 
 // maxScannedID is the longest string id, quotes excluded, scanID returns.
 const maxScannedID = 256

@@ -1,11 +1,12 @@
 package acp
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/seed-e9b4dba4/dsh/host/lazyregexp"
 )
 
 // Zed shows command output in a display-only terminal when the client sets
@@ -23,7 +24,7 @@ func terminalCard(tc *sdk.SessionUpdateToolCall, id, cwd string) {
 }
 
 // markerRE matches the bash tool's closing markers.
-var markerRE = regexp.MustCompile(`(?m)^\[(exit code: (-?\d+)|killed by signal: (\S+)|timed out after \d+ms)\]\s*$`)
+var markerRE = lazyregexp.New(`(?m)^\[(exit code: (-?\d+)|killed by signal: (\S+)|timed out after \d+ms)\]\s*$`)
 
 // terminalResult is the output and exit updates of a finished command;
 // only the exit when its output was streamed while it ran.

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/seed-e9b4dba4/dsh/host/lazyregexp"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
 )
 
@@ -226,7 +226,7 @@ func lineList(lines []int, max int) string {
 	return strings.Join(parts, ", ")
 }
 
-var lineNumberPrefix = regexp.MustCompile(`^\s*\d+: `)
+var lineNumberPrefix = lazyregexp.New(`^\s*\d+: `)
 
 // notFoundHint guesses why old did not match: copied line-number prefixes,
 // or a block that matches except for whitespace.

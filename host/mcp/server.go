@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/seed-e9b4dba4/dsh/host/lazyregexp"
 )
 
 // Transports a Server may use.
@@ -83,7 +84,7 @@ func (s Server) Validate() error {
 	return nil
 }
 
-var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
+var envRef = lazyregexp.New(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
 
 // Expand returns s with ${NAME} (and ${NAME:-default}) in its env values,
 // header values, args and url replaced from lookup, so a pasted config can

@@ -6,11 +6,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/seed-e9b4dba4/dsh/host/lazyregexp"
 )
 
 // Default returns the directory name (a single path segment such as
@@ -83,7 +84,7 @@ type Pruned struct {
 }
 
 // sessionDir matches the per-session directories both stores create.
-var sessionDir = regexp.MustCompile(`^session-[0-9a-f]{12}$`)
+var sessionDir = lazyregexp.New(`^session-[0-9a-f]{12}$`)
 
 // emptyDirAge is how long an emptied session directory stays: a writer that
 // has just made sure its directory exists must not find it gone when it

@@ -5,9 +5,10 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/seed-e9b4dba4/dsh/host/lazyregexp"
 )
 
 // Denial is one access the sandbox (probably) refused, told from a
@@ -43,13 +44,13 @@ func (d Denial) String() string {
 const maxDenials = 5
 
 var (
-	deniedRe = regexp.MustCompile(`(?i)permission denied|operation not permitted|\beacces\b|\beperm\b|read-only file system`)
+	deniedRe = lazyregexp.New(`(?i)permission denied|operation not permitted|\beacces\b|\beperm\b|read-only file system`)
 	// pathRe finds path-like words: quoted, or bare with a slash.
-	pathRe = regexp.MustCompile(`'([^']+)'|"([^"]+)"|‘([^’]+)’|([\w.+-]*/[^\s:'"),;]*)|([^\s:'"/]+): (?i:permission denied|operation not permitted)`)
-	netRe  = regexp.MustCompile(`(?i)\b(connect|bind|dial|socket)\b|/dev/(tcp|udp)/|\bnetwork\b`)
+	pathRe = lazyregexp.New(`'([^']+)'|"([^"]+)"|‘([^’]+)’|([\w.+-]*/[^\s:'"),;]*)|([^\s:'"/]+): (?i:permission denied|operation not permitted)`)
+	netRe  = lazyregexp.New(`(?i)\b(connect|bind|dial|socket)\b|/dev/(tcp|udp)/|\bnetwork\b`)
 	// progRe is the "program: " prefix of an error line, whose path is
 	// the program's, not the one it was denied.
-	progRe = regexp.MustCompile(`^\s*\S+:\s`)
+	progRe = lazyregexp.New(`^\s*\S+:\s`)
 )
 
 // Denials reads the denials out of a sandboxed command's output, at most a

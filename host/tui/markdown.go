@@ -1,12 +1,13 @@
 package tui
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/gdamore/tcell/v2"
+
+	"github.com/seed-e9b4dba4/dsh/host/lazyregexp"
 )
 
 // para is one logical line of rendered text, before wrapping: a prefix for
@@ -22,11 +23,11 @@ type para struct {
 }
 
 var (
-	reFence   = regexp.MustCompile("^ {0,3}(`{3,}|~{3,})\\s*([^`\\s]*)")
-	reHeading = regexp.MustCompile(`^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)
-	reRule    = regexp.MustCompile(`^ {0,3}([-*_])(\s*([-*_])){2,}\s*$`)
-	reList    = regexp.MustCompile(`^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$`)
-	reQuote   = regexp.MustCompile(`^\s{0,3}>\s?(.*)$`)
+	reFence   = lazyregexp.New("^ {0,3}(`{3,}|~{3,})\\s*([^`\\s]*)")
+	reHeading = lazyregexp.New(`^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)
+	reRule    = lazyregexp.New(`^ {0,3}([-*_])(\s*([-*_])){2,}\s*$`)
+	reList    = lazyregexp.New(`^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$`)
+	reQuote   = lazyregexp.New(`^\s{0,3}>\s?(.*)$`)
 )
 
 // markdown renders the Markdown-ish subset dsh shows for replies and

@@ -8,10 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 
+	"github.com/seed-e9b4dba4/dsh/host/lazyregexp"
 	"github.com/seed-e9b4dba4/dsh/host/llm"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/store"
@@ -63,7 +63,7 @@ func expandFixtures(paths []string) ([]string, error) {
 	return files, nil
 }
 
-var childLog = regexp.MustCompile(`^session\.([0-9]+)\.jsonl$`)
+var childLog = lazyregexp.New(`^session\.([0-9]+)\.jsonl$`)
 
 func scenarioFiles(dir string) ([]string, error) {
 	primary := filepath.Join(dir, "session.jsonl")
