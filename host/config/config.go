@@ -25,7 +25,7 @@ var _ host.ConfigSource = (*Config)(nil)
 // schema is the key tree c was loaded with.
 func (c *Config) schema() *schema {
 	if c.tree == nil {
-		return coreSchema
+		return coreSchema()
 	}
 	return c.tree
 }

@@ -60,7 +60,12 @@ func (s *schema) parseYAML(data []byte, p provenance) (layer, []error) {
 	l := layer{}
 	var errs []error
 	s.walkTree(v.AllSettings(), "", p, l, &errs)
-	errs = append(errs, parseMCPServers(data, p, l)...)
+	// dsh's own files declare no MCP server (a test pins it), so the
+	// second parse, which keeps the case of server names, is spared on
+	// the embedded defaults every Load reads.
+	if !p.builtin {
+		errs = append(errs, parseMCPServers(data, p, l)...)
+	}
 	return l, errs
 }
 

@@ -118,7 +118,7 @@ func decodeStrict(in, out any) error {
 // section.
 func withSections(sections []Schema) (*schema, error) {
 	if len(sections) == 0 {
-		return coreSchema, nil
+		return coreSchema(), nil
 	}
 	s := buildSchema(reflect.TypeFor[Config]())
 	s.owned = map[string]reflect.Type{}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // kind is the type of a leaf key's value.
@@ -58,9 +59,10 @@ type leaf struct {
 	index []int  // field path from Config or from the owner's struct
 }
 
-// coreSchema is the key tree of the built-in sections alone; it never
-// changes after package init.
-var coreSchema = buildSchema(reflect.TypeFor[Config]())
+// coreSchema is the key tree of the built-in sections alone, built on
+// first use (a Load with registered sections builds its own) and never
+// changed after.
+var coreSchema = sync.OnceValue(func() *schema { return buildSchema(reflect.TypeFor[Config]()) })
 
 func buildSchema(t reflect.Type) *schema {
 	s := &schema{leaves: map[string]leaf{}, sections: map[string]bool{}, rules: map[string]Rule{}, safe: map[string]bool{}, secrets: map[string]string{}, stricter: map[string]func(below, project any) bool{}}
