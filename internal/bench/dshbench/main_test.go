@@ -61,7 +61,8 @@ func TestPartsRunOnATinyCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tool.Queries) != len(queries) || tool.Queries[0].Header != "Session search results (1):" {
+	if len(tool.Queries) != len(queries) || tool.Queries[0].Header != "Session search results (1):" ||
+		tool.Queries[0].Fresh.P50 <= 0 || tool.Queries[0].SessionsFresh.P50 <= 0 {
 		t.Errorf("tool = %+v", tool)
 	}
 }
@@ -105,7 +106,7 @@ func TestReportTable(t *testing.T) {
 		r.search.Queries = append(r.search.Queries, searchQuery{query: q, Sessions: lat(f, 2*f), Workspace: lat(3*f, 4*f), Events: lat(f/2, f), Hits: 20})
 		r.bare.Queries = append(r.bare.Queries, bareQuery{query: q, Sessions: lat(f/2, f), Events: lat(f, 2*f)})
 		r.rg.Queries[q.Name] = lat(500+f, 600+f)
-		r.tool.Queries = append(r.tool.Queries, toolQuery{query: q, Latency: lat(100*f, 150*f), OutputBytes: 1000 * (i + 1), Header: "Session search results (1):"})
+		r.tool.Queries = append(r.tool.Queries, toolQuery{query: q, Fresh: lat(10*f, 15*f), Warm: lat(5*f, 8*f), SessionsFresh: lat(5*f, 9*f), SessionsWarm: lat(f, 2*f), ScopedFresh: lat(6*f, 10*f), ScopedWarm: lat(2*f, 3*f), OutputBytes: 1000 * (i + 1), Header: "Session search results (1):"})
 	}
 	r.whole = wholeResult{Runs: 7, List: lat(21, 25), ListRows: 47, ListAll: lat(30, 41), Status: lat(9, 12), SearchRSS: 40 << 20, ListRSS: 30 << 20,
 		ACPInit: lat(8, 11), ACPList: lat(2, 3), ACPListed: 47, ACPLoad: lat(31, 40), ACPLoaded: 512, ACPReplay: 380, Appended: lat(45, 70), AppendCPU: lat(30, 35), AppendHits: 10,

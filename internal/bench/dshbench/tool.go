@@ -21,7 +21,8 @@ import (
 // toolResult is session_search end to end: the model-facing plugin on an
 // ACP runtime over the corpus home, called through tools.Registry.Run as
 // the agent loop calls it (permissions, timeout and spill policies
-// included).
+// included), beside the service's SearchSessions of the same query in the
+// same runtime and the same conditions.
 type toolResult struct {
 	// Workspace is the caller's cwd: the one holding the rare id.
 	Workspace string      `json:"workspace"`
@@ -29,9 +30,25 @@ type toolResult struct {
 	Queries   []toolQuery `json:"queries"`
 }
 
+// toolQuery is one query in two conditions. Fresh: the caller's session
+// grew by one event before the call, as it does between an agent's calls
+// (its tool call and result are appended), so the index's generation moved
+// and the ranking is computed anew; that is what a model's every call
+// costs. Warm: the same call repeated on that generation, whose pages are
+// cut from the ranking the index kept; no agent repeats a call unchanged,
+// but it shows what paging, snippets, titles and rendering cost alone.
 type toolQuery struct {
 	query
-	Latency     latency `json:"latency"`
+	Fresh latency `json:"fresh"`
+	Warm  latency `json:"warm"`
+	// SessionsFresh and SessionsWarm are SearchSessions of the same text
+	// (its first page, every workspace) in the same two conditions.
+	SessionsFresh latency `json:"sessionsFresh"`
+	SessionsWarm  latency `json:"sessionsWarm"`
+	// ScopedFresh and ScopedWarm are the first page of the request the
+	// plugin makes (the same text in the caller's workspace).
+	ScopedFresh latency `json:"scopedFresh"`
+	ScopedWarm  latency `json:"scopedWarm"`
 	OutputBytes int     `json:"outputBytes"`
 	// Header is the output's first line ("Session search results (N):").
 	Header string `json:"header"`
@@ -77,6 +94,17 @@ func partTool(ctx context.Context, l layout, runs int, logf func(string, ...any)
 		return res, err
 	}
 	defer rt.Sessions.Detach(caller)
+	ws, err := session.ResolveWorkspace(res.Workspace)
+	if err != nil {
+		return res, err
+	}
+	grown := 0
+	grow := func() error {
+		grown++
+		_, err := caller.Append(session.TypeUserMessage, session.Message{Role: session.RoleUser,
+			Content: []session.ContentBlock{session.TextBlock("next step")}, Source: session.UserSource, ID: fmt.Sprintf("dshbench-%d", grown)})
+		return err
+	}
 	for _, q := range queries {
 		args, err := json.Marshal(map[string]string{"query": q.Text})
 		if err != nil {
@@ -84,7 +112,7 @@ func partTool(ctx context.Context, l layout, runs int, logf func(string, ...any)
 		}
 		tq := toolQuery{query: q}
 		n := 0
-		tq.Latency, err = measure(1, min(runs, 11), func() error {
+		plugin := func() error {
 			n++
 			r := rt.Tools.Run(ctx, &tools.Call{CallID: fmt.Sprintf("call-%d", n), Name: sqtools.ToolSessionSearch, Arguments: string(args), Session: caller, Cwd: res.Workspace})
 			text := ""
@@ -97,11 +125,42 @@ func partTool(ctx context.Context, l layout, runs int, logf func(string, ...any)
 			tq.OutputBytes = len(text)
 			tq.Header, _, _ = strings.Cut(text, "\n")
 			return nil
-		})
-		if err != nil {
-			return res, err
 		}
-		logf("%s: p50 %s, %d bytes, %s", q.Name, tq.Latency.P50, tq.OutputBytes, tq.Header)
+		service := func() error {
+			_, err := rt.Query.SearchSessions(ctx, sessionquery.SessionSearchRequest{Query: q.Text})
+			return err
+		}
+		scoped := func() error {
+			_, err := rt.Query.SearchSessions(ctx, sessionquery.SessionSearchRequest{Query: q.Text, SessionFilters: []sessionquery.SessionFilter{sessionquery.WorkspaceFilter(ws)}})
+			return err
+		}
+		// The four are interleaved, each warm run right after the fresh
+		// one it repeats, so they share the machine's load.
+		var fresh, warm, sFresh, sWarm, wFresh, wWarm []time.Duration
+		for i := range min(runs, 11) + 1 {
+			for _, m := range []struct {
+				fn          func() error
+				fresh, warm *[]time.Duration
+			}{{service, &sFresh, &sWarm}, {scoped, &wFresh, &wWarm}, {plugin, &fresh, &warm}} {
+				if err := grow(); err != nil {
+					return res, err
+				}
+				for _, into := range []*[]time.Duration{m.fresh, m.warm} {
+					start := time.Now()
+					if err := m.fn(); err != nil {
+						return res, err
+					}
+					if i > 0 { // the first round warms up
+						*into = append(*into, time.Since(start))
+					}
+				}
+			}
+		}
+		tq.Fresh, tq.Warm = percentiles(fresh), percentiles(warm)
+		tq.SessionsFresh, tq.SessionsWarm = percentiles(sFresh), percentiles(sWarm)
+		tq.ScopedFresh, tq.ScopedWarm = percentiles(wFresh), percentiles(wWarm)
+		logf("%s: fresh p50 %s (SearchSessions %s, in the workspace %s), warm p50 %s (SearchSessions %s, in the workspace %s), %d bytes, %s",
+			q.Name, tq.Fresh.P50, tq.SessionsFresh.P50, tq.ScopedFresh.P50, tq.Warm.P50, tq.SessionsWarm.P50, tq.ScopedWarm.P50, tq.OutputBytes, tq.Header)
 		res.Queries = append(res.Queries, tq)
 	}
 	return res, nil
