@@ -39,22 +39,38 @@ func catalogFold(h session.Header, events []session.Event, logBytes int64) (cata
 	if n := len(events); n > 0 {
 		c.lastEventAt = events[n-1].Time
 	}
+	t := foldTitleColumns(events)
+	c.title, c.titleErrSeq, c.titleErr = t.title, t.errSeq, t.err
+	return c, fold
+}
+
+// titleColumns are the catalog's title columns (see catalogColumns).
+type titleColumns struct {
+	title  *string // the folded title's JSON; nil when untitled
+	errSeq *int
+	err    *string
+}
+
+// foldTitleColumns folds events' title (the last session/title event
+// decides) into the catalog's columns.
+func foldTitleColumns(events []session.Event) titleColumns {
+	var c titleColumns
 	t, err := session.FoldTitle(events)
 	var te *session.TitleError
 	switch {
 	case errors.As(err, &te):
 		seq, msg := te.Seq, te.Message
-		c.titleErrSeq, c.titleErr = &seq, &msg
+		c.errSeq, c.err = &seq, &msg
 	case err != nil:
 		msg := err.Error()
-		c.titleErr = &msg
+		c.err = &msg
 	case t != nil:
 		if b, err := json.Marshal(t); err == nil {
 			s := string(b)
 			c.title = &s
 		}
 	}
-	return c, fold
+	return c
 }
 
 // catalogNames are the catalog columns, in catalogColumns order.

@@ -77,6 +77,20 @@
 // logs on two goroutines ahead of the SQLite writer and committing in
 // bounded batches.
 //
+// A log the journal names that the index already holds is usually one a
+// dsh writer appended to. Then only the appended bytes are read, from
+// where the index's last read of it ended (the store's extent: same file,
+// same bytes just before that point), and only the new documents are
+// inserted, with the catalog row, in one transaction. Whatever that
+// cannot prove is read whole and the session re-indexed as before: no
+// journal record (drift, a pending id), a different or shorter file, a
+// changed tail, an appended line that refers to deltas before the extent,
+// a read that had added a crash repair's closers or would now add them, an
+// appended event that replaces part of the surface (it changes earlier
+// documents' surfaces) or fails validation, a log already invalid or
+// unreadable, a document older than the session's latest (its ordinal
+// would not sort, see docBits) or ordinals run out.
+//
 // # Trust and drift
 //
 // The journal cursor is stored in the index and advanced in the same
@@ -139,8 +153,10 @@
 // they were one corpus, and identical documents tie exactly. Ties keep the
 // documented order: shorter document (code points), later time, then
 // session id (byte order) and later seq. Document rowids are
-// sessionKey<<28 | rank-within-session in that tie-break order, so the
-// smallest rowid among equal scores is the documented winner.
+// sessionKey<<39 | length<<20 | (maxOrdinal - ordinal), the ordinal
+// counting a session's documents in (time, seq) order (see docBits), so
+// the smallest rowid among equal scores is the documented winner and
+// appending events to a session changes no existing rowid.
 //
 // # Generations and cursors
 //

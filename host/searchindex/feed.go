@@ -3,6 +3,7 @@ package searchindex
 import (
 	"context"
 
+	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 	"github.com/seed-e9b4dba4/dsh/host/store"
 )
@@ -53,8 +54,22 @@ type DriftProbe interface {
 	WriterRunning(path string) bool
 }
 
-// The service's store adapter offers both capabilities.
+// AppendReader is an optional capability of a ChangeFeed that lets the
+// index read only what was appended to a log it holds (see the package
+// doc, "Reconciliation").
+type AppendReader interface {
+	// InspectExtent is Inspect also returning the extent of what it read.
+	InspectExtent(ctx context.Context, id string) (session.Header, []session.Event, store.Extent, error)
+	// ReadAppended reads the events appended to a log since the read that
+	// returned from, and the log's extent now.
+	ReadAppended(ctx context.Context, id string, from store.Extent) ([]session.Event, store.Extent, error)
+	// NotAppended reports a ReadAppended error that asks for a whole read.
+	NotAppended(err error) bool
+}
+
+// The service's store adapter offers every capability.
 var (
-	_ ChangeFeed = (*sessionquery.StorePersistence)(nil)
-	_ DriftProbe = (*sessionquery.StorePersistence)(nil)
+	_ ChangeFeed   = (*sessionquery.StorePersistence)(nil)
+	_ DriftProbe   = (*sessionquery.StorePersistence)(nil)
+	_ AppendReader = (*sessionquery.StorePersistence)(nil)
 )

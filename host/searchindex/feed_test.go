@@ -11,6 +11,7 @@ import (
 
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+	"github.com/seed-e9b4dba4/dsh/host/store"
 )
 
 // countingFeed is the store persistence with its calls counted.
@@ -19,6 +20,7 @@ type countingFeed struct {
 	mu               sync.Mutex
 	lists, snapshots int
 	inspects         []string
+	appended         []string // ids read with ReadAppended
 }
 
 func (c *countingFeed) List(ctx context.Context) ([]sessionquery.PersistedSnapshot, error) {
@@ -40,6 +42,29 @@ func (c *countingFeed) Inspect(ctx context.Context, id string) (session.Header, 
 	c.inspects = append(c.inspects, id)
 	c.mu.Unlock()
 	return c.StorePersistence.Inspect(ctx, id)
+}
+
+func (c *countingFeed) InspectExtent(ctx context.Context, id string) (session.Header, []session.Event, store.Extent, error) {
+	c.mu.Lock()
+	c.inspects = append(c.inspects, id)
+	c.mu.Unlock()
+	return c.StorePersistence.InspectExtent(ctx, id)
+}
+
+func (c *countingFeed) ReadAppended(ctx context.Context, id string, from store.Extent) ([]session.Event, store.Extent, error) {
+	c.mu.Lock()
+	c.appended = append(c.appended, id)
+	c.mu.Unlock()
+	return c.StorePersistence.ReadAppended(ctx, id, from)
+}
+
+// takeAppended returns and forgets the ids read with ReadAppended.
+func (c *countingFeed) takeAppended() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ids := c.appended
+	c.appended = nil
+	return ids
 }
 
 func (c *countingFeed) reset() (lists, snapshots int, inspects []string) {
@@ -108,8 +133,12 @@ func TestFeedListsOnceThenEveryProcessFollowsTheJournal(t *testing.T) {
 	if len(p.Items) != 1 {
 		t.Errorf("the appended event was not found: %+v", p.Items)
 	}
-	if lists, _, inspects := feed.reset(); lists != 0 || !reflect.DeepEqual(inspects, []string{"b"}) {
+	// Only what was appended is read.
+	if lists, _, inspects := feed.reset(); lists != 0 || len(inspects) != 0 {
 		t.Errorf("after an append: %d listings, inspections %v", lists, inspects)
+	}
+	if got := feed.takeAppended(); !reflect.DeepEqual(got, []string{"b"}) {
+		t.Errorf("after an append: appended reads %v, want [b]", got)
 	}
 }
 

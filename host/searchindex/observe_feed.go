@@ -7,6 +7,7 @@ import (
 
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+	"github.com/seed-e9b4dba4/dsh/host/store"
 )
 
 // feedState is the shared journal position stored in the index.
@@ -267,14 +268,26 @@ func (w *feedWork) incremental(ctx context.Context, feed ChangeFeed, l0 []liveRe
 		if probe != nil && slices.Contains(journal, id) && snap.Path != "" && probe.WriterRunning(snap.Path) {
 			w.bt.writersAdd = append(w.bt.writersAdd, openWriter{id: id, path: snap.Path})
 		}
-		rev, ok, err := ix.indexedRevision(ctx, id)
+		row, ok, err := ix.indexedRow(ctx, id)
 		if err != nil {
 			return nil, false, err
 		}
-		if ok && rev == snap.Revision {
+		if ok && row.revision == snap.Revision {
 			continue
 		}
-		retry, err = w.index(ctx, *snap, rev)
+		// Only a log the journal names may have been appended to by a
+		// dsh writer; anything else (drift, a pending id) is read whole.
+		if ok && slices.Contains(journal, id) {
+			appended, err := w.appendOnly(ctx, *snap, row)
+			if err != nil {
+				return nil, false, err
+			}
+			if appended {
+				w.report(i+1, len(cands))
+				continue
+			}
+		}
+		retry, err = w.index(ctx, *snap, row.revision)
 		if err != nil && feed.Missing(err) {
 			w.bt.deletes = append(w.bt.deletes, id)
 			continue
@@ -325,6 +338,11 @@ func (w *feedWork) index(ctx context.Context, snap sessionquery.PersistedSnapsho
 // accumulated.
 func (w *feedWork) add(ctx context.Context, c persistedChange) error {
 	w.inter.addUpsert(c)
+	return w.commitIfFull(ctx)
+}
+
+// commitIfFull commits the inspected logs once enough has accumulated.
+func (w *feedWork) commitIfFull(ctx context.Context) error {
 	if !w.inter.full(w.ix.private) {
 		return nil
 	}
@@ -342,10 +360,60 @@ func (w *feedWork) add(ctx context.Context, c persistedChange) error {
 	return nil
 }
 
+// appendOnly indexes only the events appended to an indexed log since it
+// was read (see docBits), when the read proves that the log only grew and
+// the appended events change nothing indexed before them: no replace, a
+// valid log, no document older than the session's latest. false asks for
+// a whole read, which also reports whatever went wrong.
+func (w *feedWork) appendOnly(ctx context.Context, snap sessionquery.PersistedSnapshot, row indexedRow) (bool, error) {
+	ar, ok := w.b.Persistence.(AppendReader)
+	if !ok || row.unreadable != "" || row.invalid != "" || row.header != string(session.MustMarshal(snap.Header)) {
+		return false, nil
+	}
+	from, ok := store.DecodeExtent(row.extent)
+	if !ok || from.Events != row.events {
+		return false, nil
+	}
+	id := snap.Header.ID
+	events, x, err := ar.ReadAppended(ctx, id, from)
+	if err != nil {
+		if ctx.Err() != nil {
+			return false, aborted(ctx)
+		}
+		return false, nil
+	}
+	surfaces, ok := session.AppendedSurfaces(from.Events, events)
+	if !ok {
+		return false, nil
+	}
+	docs, ok := appendedDocs(sessionquery.AppendedDocuments(id, events, surfaces), row.docs, row.docTimeMax)
+	if !ok {
+		return false, nil
+	}
+	a := appendChange{id: id, key: row.key, revision: snap.Revision, base: row.revision,
+		events: row.events + len(events), docCount: row.docs + len(docs), docs: docs,
+		docTimeMax: row.docTimeMax, extent: x.Encode(), logBytes: snap.Size, lastEventAt: row.lastEventAt}
+	if t := maxDocTime(docs); t != nil && (a.docTimeMax == nil || *t > *a.docTimeMax) {
+		a.docTimeMax = t
+	}
+	if n := len(events); n > 0 {
+		a.lastEventAt = events[n-1].Time
+	}
+	if slices.ContainsFunc(events, func(e session.Event) bool { return e.Type == session.TypeSessionTitle }) {
+		t := foldTitleColumns(events)
+		a.title = &t
+	}
+	w.inter.addAppend(a)
+	return true, w.commitIfFull(ctx)
+}
+
 // finish hands what is left to the final batch.
 func (w *feedWork) finish() {
 	for _, c := range w.inter.upserts {
 		w.bt.addUpsert(c)
+	}
+	for _, a := range w.inter.appends {
+		w.bt.addAppend(a)
 	}
 	w.inter = batch{}
 }

@@ -44,8 +44,8 @@ func (g *gate) pass(id string) {
 
 func (g *gate) open() { close(g.release) }
 
-// gatedPersistence is the store adapter with a gate after Inspect (the log
-// is read, not yet committed) and one before Snapshot (which a
+// gatedPersistence is the store adapter with a gate after Inspect and
+// InspectExtent (the log is read, not yet committed) and one before Snapshot (which a
 // reconciliation calls for a journal or pending id, and for a live session
 // whose log changed).
 type gatedPersistence struct {
@@ -57,6 +57,12 @@ func (p *gatedPersistence) Inspect(ctx context.Context, id string) (session.Head
 	h, events, err := p.StorePersistence.Inspect(ctx, id)
 	p.inspect.pass(id)
 	return h, events, err
+}
+
+func (p *gatedPersistence) InspectExtent(ctx context.Context, id string) (session.Header, []session.Event, store.Extent, error) {
+	h, events, x, err := p.StorePersistence.InspectExtent(ctx, id)
+	p.inspect.pass(id)
+	return h, events, x, err
 }
 
 func (p *gatedPersistence) Snapshot(ctx context.Context, id string) (sessionquery.PersistedSnapshot, bool, error) {

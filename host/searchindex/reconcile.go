@@ -8,6 +8,7 @@ import (
 
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+	"github.com/seed-e9b4dba4/dsh/host/store"
 )
 
 // maxFeedRaces bounds how often one search restarts because another process
@@ -226,7 +227,19 @@ func (ix *Index) inspect(ctx context.Context, b sessionquery.Binding, listed ses
 		return persistedChange{}, false, err
 	}
 	id := listed.Header.ID
-	h, events, err := b.Persistence.Inspect(ctx, id)
+	var (
+		h      session.Header
+		events []session.Event
+		extent []byte
+		err    error
+	)
+	if ar, ok := b.Persistence.(AppendReader); ok {
+		var x store.Extent
+		h, events, x, err = ar.InspectExtent(ctx, id)
+		extent = x.Encode()
+	} else {
+		h, events, err = b.Persistence.Inspect(ctx, id)
+	}
 	if err != nil && ctx.Err() == nil && b.Persistence.IsCorrupt(err) {
 		return ix.unreadable(b, listed, base, err), false, nil
 	}
@@ -249,7 +262,7 @@ func (ix *Index) inspect(ctx context.Context, b sessionquery.Binding, listed ses
 		return ix.unreadable(b, listed, base, err), false, nil
 	}
 	return persistedChange{header: h.Clone(), revision: listed.Revision, base: base, events: len(events), docs: prepareDocs(docs),
-		cat: cat, path: listed.Path, dir: ix.workspaceOf(b, listed.Path)}, false, nil
+		cat: cat, path: listed.Path, dir: ix.workspaceOf(b, listed.Path), extent: extent}, false, nil
 }
 
 // unreadable catalogues a log that cannot be read (corrupt, not a regular
@@ -299,6 +312,38 @@ func (ix *Index) indexedRevision(ctx context.Context, id string) (string, bool, 
 		return "", false, ix.reconcileFailed(ctx, err)
 	}
 	return rev, true, nil
+}
+
+// indexedRow is what the append-only catch-up needs of a persisted row.
+type indexedRow struct {
+	key         int64
+	revision    string
+	header      string
+	events      int
+	docs        int
+	docTimeMax  *int64
+	lastEventAt int64
+	extent      []byte
+	unreadable  string
+	invalid     string
+}
+
+func (ix *Index) indexedRow(ctx context.Context, id string) (indexedRow, bool, error) {
+	var r indexedRow
+	var docTimeMax sql.NullInt64
+	err := ix.db.conn.QueryRowContext(ctx, `SELECT session_key, revision, header, event_count, doc_count, doc_time_max,
+		last_event_at, log_extent, unreadable, invalid FROM persisted_sessions WHERE session_id = ?`, id).Scan(
+		&r.key, &r.revision, &r.header, &r.events, &r.docs, &docTimeMax, &r.lastEventAt, &r.extent, &r.unreadable, &r.invalid)
+	if errors.Is(err, sql.ErrNoRows) {
+		return indexedRow{}, false, nil
+	}
+	if err != nil {
+		return indexedRow{}, false, ix.reconcileFailed(ctx, err)
+	}
+	if docTimeMax.Valid {
+		r.docTimeMax = &docTimeMax.Int64
+	}
+	return r, true, nil
 }
 
 // checkSnapshots rejects a malformed listing.

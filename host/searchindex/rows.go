@@ -8,10 +8,11 @@ import (
 )
 
 // docRow is one document as the index stores it: the text capped and
-// sanitized, its length in code points and its indexed form. Rows are
-// made where a log is read (prepareDocs), so that the single SQLite
-// writer only inserts them: while a corpus is built the readers run on
-// the other cores, and the writer is what bounds the build.
+// sanitized, its length in code points, its indexed form and its local
+// rowid (see docBits). Rows are made where a log is read (prepareDocs), so
+// that the single SQLite writer only inserts them: while a corpus is
+// built the readers run on the other cores, and the writer is what bounds
+// the build.
 type docRow struct {
 	seq     int
 	typ     string
@@ -20,29 +21,99 @@ type docRow struct {
 	n       int    // code points of text
 	text    string // what the content row holds
 	form    string // what the FTS row indexes (searchtext.Segment of text)
+	local   int64  // the low docBits of the rowid
 }
 
-// prepareDocs turns a session's documents into rows in tie-break order
-// (code points ascending, time descending, seq descending), so that a
-// row's position is its local number (see docBits).
+// prepareDocs turns a session's documents (in seq order) into rows whose
+// local rowids follow the tie-break order: ordinals count the documents
+// in (time, seq) order, which is seq order unless a time goes back.
 func prepareDocs(docs []sessionquery.Document) []docRow {
 	rows := make([]docRow, len(docs))
 	for i, d := range docs {
-		text, n := sanitizeText(capText(d.Text))
-		rows[i] = docRow{seq: d.Seq, typ: d.Type, time: d.Time, surface: d.Surface, n: n, text: text,
-			form: searchtext.Segment(text).Text}
+		rows[i] = newDocRow(d)
 	}
-	slices.SortFunc(rows, func(a, b docRow) int {
-		switch {
-		case a.n != b.n:
-			return cmpInt(int64(a.n), int64(b.n))
-		case a.time != b.time:
-			return cmpInt(b.time, a.time)
-		default:
-			return cmpInt(int64(b.seq), int64(a.seq))
+	if timeOrdered(rows) {
+		for ord := range rows {
+			rows[ord].local = localRowid(rows[ord].n, ord)
 		}
-	})
+		return rows
+	}
+	order := make([]int, len(rows))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmpTimeSeq(rows[a], rows[b]) })
+	for ord, i := range order {
+		rows[i].local = localRowid(rows[i].n, ord)
+	}
 	return rows
+}
+
+// appendedDocs turns the documents of events appended to a session into
+// rows with the ordinals after its first ones, or reports false when that
+// would not be the tie-break order (a document older than maxTime, the
+// latest time of the session's documents) or the ordinals run out: the
+// session is then indexed again whole.
+func appendedDocs(docs []sessionquery.Document, first int, maxTime *int64) ([]docRow, bool) {
+	rows := make([]docRow, len(docs))
+	for i, d := range docs {
+		if maxTime != nil && d.Time < *maxTime {
+			return nil, false
+		}
+		rows[i] = newDocRow(d)
+	}
+	if first+len(rows) > maxOrdinal+1 {
+		return nil, false
+	}
+	if !timeOrdered(rows) {
+		slices.SortFunc(rows, cmpTimeSeq)
+	}
+	for k := range rows {
+		rows[k].local = localRowid(rows[k].n, first+k)
+	}
+	return rows, true
+}
+
+func newDocRow(d sessionquery.Document) docRow {
+	text, n := sanitizeText(capText(d.Text))
+	return docRow{seq: d.Seq, typ: d.Type, time: d.Time, surface: d.Surface, n: n, text: text,
+		form: searchtext.Segment(text).Text}
+}
+
+// timeOrdered reports whether rows (in seq order) have non-decreasing
+// times, so that seq order is (time, seq) order.
+func timeOrdered(rows []docRow) bool {
+	for i := 1; i < len(rows); i++ {
+		if rows[i].time < rows[i-1].time {
+			return false
+		}
+	}
+	return true
+}
+
+func cmpTimeSeq(a, b docRow) int {
+	if c := cmpInt(a.time, b.time); c != 0 {
+		return c
+	}
+	return cmpInt(int64(a.seq), int64(b.seq))
+}
+
+// localRowid is the low docBits of a document's rowid: shorter first,
+// then later (time, seq) first.
+func localRowid(n, ordinal int) int64 {
+	return int64(min(n, maxLength))<<ordBits | int64(maxOrdinal-ordinal)
+}
+
+// maxDocTime is the latest time of rows (nil without rows).
+func maxDocTime(rows []docRow) *int64 {
+	if len(rows) == 0 {
+		return nil
+	}
+	t := rows[0].time
+	for _, r := range rows[1:] {
+		t = max(t, r.time)
+	}
+	return &t
 }
 
 // rowBytes is the memory a batch holds for rows: text and form.

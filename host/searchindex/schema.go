@@ -3,11 +3,12 @@ package searchindex
 // Schema identity. The application id is "DSHQ"; user_version is this
 // package's own schema version (we are not file-compatible with upstream),
 // bumped whenever the schema below or what it stores changes (2: text is
-// capped per event, see maxDocBytes). A file of ours at any other
+// capped per event, see maxDocBytes; 3: rowids stable under append, see
+// docBits, and each session's log extent). A file of ours at any other
 // version is reset in place and rebuilt from the logs.
 const (
 	applicationID = 0x44534851
-	schemaVersion = 2
+	schemaVersion = 3
 )
 
 // textForm names how documents are turned into indexed text (tokenizer
@@ -17,16 +18,38 @@ const (
 // tokens of their own (host/searchtext).
 const textForm = 2
 
-// Document rowids pack the owning session's key and the document's rank
-// within its session: rowid = sessionKey<<docBits | local. local orders a
-// session's documents by the ranking tie-breaks (code-point length
-// ascending, time descending, seq descending), so "smallest rowid among
-// equal scores" is exactly the documented tie-break, and grouping by
-// session needs only the rowid FTS5 already has in hand.
+// Document rowids pack the owning session's key, the document's length in
+// code points and its ordinal, its position among the session's documents
+// in (time, seq) order:
+//
+//	rowid = sessionKey<<docBits | length<<ordBits | (maxOrdinal - ordinal)
+//
+// Within a session, smaller rowids are shorter documents and, at equal
+// length, later (time, seq) ones: exactly the ranking tie-breaks, so
+// "smallest rowid among equal scores" is the documented winner, and
+// grouping by session needs only the rowid FTS5 already has in hand. An
+// appended event has a later seq and (in any log written by dsh) a time no
+// earlier than every earlier one, so its documents take the next ordinals
+// and no existing rowid changes: appending inserts only the new documents.
+// A session whose appended document is older than its latest one, or that
+// runs out of ordinals, is indexed again whole (ordinals start over).
+//
+// The split of the 63 bits: 19 for the length (a document holds at most
+// maxDocBytes = 256 KiB of text, so at most 262,144 code points < 2^19),
+// 20 for the ordinal (1,048,576 searchable events per session, the
+// per-session limit) and 24 for the session key (a new session takes
+// the largest key plus one, so 16,777,216 sessions created since the index
+// was built; past that a write fails, the index is discarded and a rebuild
+// numbers the sessions from 1 again).
 const (
-	docBits  = 28
-	docMask  = 1<<docBits - 1
-	maxLocal = docMask
+	lenBits    = 19
+	ordBits    = 20
+	keyBits    = 63 - docBits
+	docBits    = lenBits + ordBits
+	docMask    = 1<<docBits - 1
+	maxLength  = 1<<lenBits - 1
+	maxOrdinal = 1<<ordBits - 1
+	maxKey     = 1<<keyBits - 1
 )
 
 const tokenizer = `unicode61 remove_diacritics 2`
@@ -77,7 +100,9 @@ CREATE TABLE IF NOT EXISTS persisted_sessions(
 	doc_count INTEGER NOT NULL,
 	` + catalogColumns + `,
 	log_path TEXT NOT NULL,
-	workspace_dir TEXT NOT NULL
+	workspace_dir TEXT NOT NULL,
+	doc_time_max INTEGER,
+	log_extent BLOB
 ) STRICT;
 CREATE INDEX IF NOT EXISTS persisted_sessions_cwd ON persisted_sessions(cwd, created_at DESC, session_id);
 -- (workspace_dir, event_count) serves the drift check's per-directory

@@ -26,6 +26,26 @@ type persistedChange struct {
 	cat      catalogEntry
 	path     string // the log's location in the backend ("" without files)
 	dir      string // its workspace directory ("" without files)
+	extent   []byte // what the read consumed (store.Extent); nil: not appendable
+}
+
+// appendChange is what was appended to an indexed log, read on its own
+// (see docBits): the new documents and the catalog columns that change.
+// Like a persistedChange it only lands if the row still has revision
+// base.
+type appendChange struct {
+	id          string
+	key         int64
+	revision    string
+	base        string
+	events      int // the log's events now
+	docCount    int // its documents now
+	docs        []docRow
+	docTimeMax  *int64
+	extent      []byte
+	logBytes    int64
+	lastEventAt int64
+	title       *titleColumns // nil: the title did not change
 }
 
 // liveChange is one live session to (re)overlay.
@@ -41,6 +61,7 @@ type liveChange struct {
 // batch is the writes of one transaction.
 type batch struct {
 	upserts    []persistedChange
+	appends    []appendChange
 	deletes    []string
 	pendingAdd []string
 	pendingDel []string
@@ -88,7 +109,7 @@ func (b *batch) full(private bool) bool {
 }
 
 func (b *batch) empty() bool {
-	return len(b.upserts) == 0 && len(b.deletes) == 0 && len(b.pendingAdd) == 0 &&
+	return len(b.upserts) == 0 && len(b.appends) == 0 && len(b.deletes) == 0 && len(b.pendingAdd) == 0 &&
 		len(b.pendingDel) == 0 && len(b.live) == 0 && len(b.liveDel) == 0 && b.feed == nil &&
 		len(b.writersAdd) == 0 && len(b.writersDel) == 0 && !b.stampsSet
 }
@@ -99,8 +120,14 @@ func (b *batch) addUpsert(c persistedChange) {
 	b.bytes += rowBytes(c.docs)
 }
 
+func (b *batch) addAppend(a appendChange) {
+	b.appends = append(b.appends, a)
+	b.docs += len(a.docs)
+	b.bytes += rowBytes(a.docs)
+}
+
 func (b *batch) touchesMain() bool {
-	return len(b.upserts) > 0 || len(b.deletes) > 0 || len(b.pendingAdd) > 0 || len(b.pendingDel) > 0 || b.feed != nil ||
+	return len(b.upserts) > 0 || len(b.appends) > 0 || len(b.deletes) > 0 || len(b.pendingAdd) > 0 || len(b.pendingDel) > 0 || b.feed != nil ||
 		len(b.writersAdd) > 0 || len(b.writersDel) > 0 || b.stampsSet
 }
 
@@ -158,7 +185,7 @@ func (ix *Index) writeBatch(ctx context.Context, b *batch, res *commitResult) er
 		}
 	}
 	var gen int64
-	if len(b.upserts) > 0 || len(b.deletes) > 0 {
+	if len(b.upserts) > 0 || len(b.appends) > 0 || len(b.deletes) > 0 {
 		if err := c.QueryRowContext(ctx, `UPDATE search_state SET global_generation = global_generation + 1
 			WHERE singleton = 1 RETURNING global_generation`).Scan(&gen); err != nil {
 			return err
@@ -178,6 +205,15 @@ func (ix *Index) writeBatch(ctx context.Context, b *batch, res *commitResult) er
 		}
 		if !landed {
 			pending = append(pending, u.header.ID)
+		}
+	}
+	for _, a := range b.appends {
+		landed, err := w.appendPersisted(ctx, a, gen)
+		if err != nil {
+			return err
+		}
+		if !landed {
+			pending = append(pending, a.id)
 		}
 	}
 	for _, id := range b.pendingDel {
@@ -244,6 +280,9 @@ func (ix *Index) writeLive(ctx context.Context, w *txWriter, b *batch, res *comm
 	next := ix.nextLocal
 	key := ix.nextLiveKey
 	for _, l := range b.live {
+		// A session overlaid again keeps its key, so that keys (24 bits
+		// of a rowid, see docBits) are only spent on new live sessions.
+		var rowKey int64
 		if old, ok := ix.live[l.header.ID]; ok {
 			if err := w.removeDocs(ctx, liveTables, old.key); err != nil {
 				return err
@@ -251,11 +290,17 @@ func (ix *Index) writeLive(ctx context.Context, w *txWriter, b *batch, res *comm
 			if _, err := c.ExecContext(ctx, `DELETE FROM live_sessions WHERE session_key = ?`, old.key); err != nil {
 				return err
 			}
+			rowKey = old.key
+		} else {
+			key++
+			rowKey = key
 		}
-		key++
+		if rowKey > maxKey {
+			return fmt.Errorf("this process overlaid %d live sessions, the index's limit; restart it", maxKey)
+		}
 		next = max(next, mainGen) + 1
 		h := l.header
-		args := append([]any{key, h.ID, h.Version, h.CreatedAt, h.Cwd, h.ParentSession, h.SeedLength, h.DelegationDepth,
+		args := append([]any{rowKey, h.ID, h.Version, h.CreatedAt, h.Cwd, h.ParentSession, h.SeedLength, h.DelegationDepth,
 			h.AgentPreset, l.fingerprint, l.persisted, next, l.events, len(l.docs)}, l.cat.args()...)
 		if _, err := c.ExecContext(ctx, `INSERT INTO live_sessions(session_key, session_id, version, created_at, cwd,
 			parent_session, seed_length, delegation_depth, agent_preset, fingerprint, persisted, generation,
@@ -263,10 +308,10 @@ func (ix *Index) writeLive(ctx context.Context, w *txWriter, b *batch, res *comm
 			args...); err != nil {
 			return err
 		}
-		if err := w.addDocs(ctx, liveTables, key, l.docs); err != nil {
+		if err := w.addDocs(ctx, liveTables, rowKey, l.docs); err != nil {
 			return fmt.Errorf("session %s: %w", h.ID, err)
 		}
-		res.liveRows[h.ID] = liveRow{key: key, fingerprint: l.fingerprint, persisted: l.persisted, generation: next}
+		res.liveRows[h.ID] = liveRow{key: rowKey, fingerprint: l.fingerprint, persisted: l.persisted, generation: next}
 	}
 	res.wroteLive = true
 	res.nextLocal, res.nextLiveKey = next, key
@@ -342,15 +387,18 @@ func (w *txWriter) upsertPersisted(ctx context.Context, u persistedChange, gen i
 			return false, nil
 		}
 		args := append([]any{h.ID, h.Version, h.CreatedAt, h.Cwd, h.ParentSession, h.SeedLength, h.DelegationDepth, h.AgentPreset,
-			u.revision, gen, u.events, len(u.docs), u.path, u.dir}, u.cat.args()...)
+			u.revision, gen, u.events, len(u.docs), u.path, u.dir, maxDocTime(u.docs), u.extent}, u.cat.args()...)
 		insert, err := w.stmt(ctx, `INSERT INTO persisted_sessions(session_id, version, created_at, cwd, parent_session,
 			seed_length, delegation_depth, agent_preset, revision, generation, event_count, doc_count, log_path, workspace_dir,
-			`+catalogNames+`) VALUES (`+placeholders(len(args))+`) RETURNING session_key`)
+			doc_time_max, log_extent, `+catalogNames+`) VALUES (`+placeholders(len(args))+`) RETURNING session_key`)
 		if err != nil {
 			return false, err
 		}
 		if err := insert.QueryRowContext(ctx, args...).Scan(&key); err != nil {
 			return false, err
+		}
+		if key > maxKey {
+			return false, fmt.Errorf("the index has numbered %d sessions, its limit; run `dsh index rebuild` to number them again", maxKey)
 		}
 	case err != nil:
 		return false, err
@@ -362,10 +410,10 @@ func (w *txWriter) upsertPersisted(ctx context.Context, u persistedChange, gen i
 			return false, err
 		}
 		args := append([]any{h.Version, h.CreatedAt, h.Cwd, h.ParentSession, h.SeedLength, h.DelegationDepth, h.AgentPreset,
-			u.revision, gen, u.events, len(u.docs), u.path, u.dir}, u.cat.args()...)
+			u.revision, gen, u.events, len(u.docs), u.path, u.dir, maxDocTime(u.docs), u.extent}, u.cat.args()...)
 		if _, err := w.c.ExecContext(ctx, `UPDATE persisted_sessions SET version = ?, created_at = ?, cwd = ?,
 			parent_session = ?, seed_length = ?, delegation_depth = ?, agent_preset = ?, revision = ?,
-			generation = ?, event_count = ?, doc_count = ?, log_path = ?, workspace_dir = ?,
+			generation = ?, event_count = ?, doc_count = ?, log_path = ?, workspace_dir = ?, doc_time_max = ?, log_extent = ?,
 			header = ?, title = ?, title_error_seq = ?, title_error = ?, last_event_at = ?, log_bytes = ?, unreadable = ?, invalid = ?
 			WHERE session_key = ?`, append(args, key)...); err != nil {
 			return false, err
@@ -373,6 +421,34 @@ func (w *txWriter) upsertPersisted(ctx context.Context, u persistedChange, gen i
 	}
 	if err := w.addDocs(ctx, persistedTables, key, u.docs); err != nil {
 		return false, fmt.Errorf("session %s: %w", h.ID, err)
+	}
+	return true, nil
+}
+
+// appendPersisted inserts the documents of events appended to an indexed
+// log and updates its catalog row, unless the row no longer carries the
+// revision the change was based on.
+func (w *txWriter) appendPersisted(ctx context.Context, a appendChange, gen int64) (bool, error) {
+	set := `revision = ?, generation = ?, event_count = ?, doc_count = ?, doc_time_max = ?, log_extent = ?,
+		log_bytes = ?, last_event_at = ?`
+	args := []any{a.revision, gen, a.events, a.docCount, a.docTimeMax, a.extent, a.logBytes, a.lastEventAt}
+	if a.title != nil {
+		set += `, title = ?, title_error_seq = ?, title_error = ?`
+		args = append(args, a.title.title, a.title.errSeq, a.title.err)
+	}
+	st, err := w.stmt(ctx, `UPDATE persisted_sessions SET `+set+` WHERE session_key = ? AND revision = ?`)
+	if err != nil {
+		return false, err
+	}
+	r, err := st.ExecContext(ctx, append(args, a.key, a.base)...)
+	if err != nil {
+		return false, err
+	}
+	if n, err := r.RowsAffected(); err != nil || n != 1 {
+		return false, err
+	}
+	if err := w.addDocs(ctx, persistedTables, a.key, a.docs); err != nil {
+		return false, fmt.Errorf("session %s: %w", a.id, err)
 	}
 	return true, nil
 }
@@ -424,18 +500,19 @@ func (w *txWriter) removeDocs(ctx context.Context, t tables, key int64) error {
 // statement is a round trip into SQLite, which costs more than a row.
 const insertRows = 64
 
-// addDocs stores a session's rows under key, numbered in the order
-// prepareDocs gave them (see docBits), and queues them for the FTS index.
+// addDocs stores a session's rows under key with the local rowids
+// prepareDocs or appendedDocs gave them (see docBits), and queues them for
+// the FTS index.
 func (w *txWriter) addDocs(ctx context.Context, t tables, key int64, docs []docRow) error {
-	if len(docs) > maxLocal+1 {
-		return fmt.Errorf("%d searchable events exceed the index's per-session limit of %d", len(docs), maxLocal+1)
+	if len(docs) > maxOrdinal+1 {
+		return fmt.Errorf("%d searchable events exceed the index's per-session limit of %d", len(docs), maxOrdinal+1)
 	}
 	for start := 0; start < len(docs); start += insertRows {
 		chunk := docs[start:min(len(docs), start+insertRows)]
 		w.args = w.args[:0]
 		for i := range chunk {
 			r := &chunk[i]
-			id := key<<docBits | int64(start+i)
+			id := key<<docBits | r.local
 			w.args = append(w.args, id, r.seq, r.typ, r.time, r.surface, r.n, r.text)
 			w.ops = append(w.ops, ftsOp{fts: t.fts, id: id, text: r.form})
 		}

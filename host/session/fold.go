@@ -1,6 +1,7 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -186,8 +187,14 @@ type plan struct {
 	sources          []int
 }
 
-func (f *SurfaceFold) plan(e Event) (plan, error) {
-	i := len(f.events)
+func (f *SurfaceFold) plan(e Event) (plan, error) { return planEvent(len(f.events), e, f) }
+
+// errNeedsSurface is planEvent's answer for a replace without a fold.
+var errNeedsSurface = errors.New("a replace needs the current surface")
+
+// planEvent plans e as event i of a log folded by f. With a nil f (the log
+// before i unknown) a replace fails with errNeedsSurface.
+func planEvent(i int, e Event, f *SurfaceFold) (plan, error) {
 	if e.Seq != i {
 		return plan{}, &FoldError{Seq: i, Message: fmt.Sprintf("session event seq %d is not contiguous; expected %d", e.Seq, i)}
 	}
@@ -210,6 +217,9 @@ func (f *SurfaceFold) plan(e Event) (plan, error) {
 	p := plan{kind: planAppend, op: op}
 	var shadowed []int
 	if op.Replace {
+		if f == nil {
+			return plan{}, errNeedsSurface
+		}
 		p.kind = planReplace
 		p.startIdx = slices.Index(f.nodes, op.Start)
 		if p.startIdx < 0 {
@@ -355,4 +365,30 @@ func joinInts(seqs []int) string {
 		parts[i] = strconv.Itoa(s)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// AppendedSurfaces classifies events appended, from index from, to a log
+// that passed ValidateLogFold, when that can be told without the events
+// before them: ok is true when ValidateLogFold of the whole log would
+// pass too, and surfaces then holds each appended event's class (none of
+// them replaces, so no earlier event changes class). ok is false for an
+// event that ValidateLogFold would reject and for a replace (which needs
+// the surface before it); the caller then validates the whole log.
+func AppendedSurfaces(from int, events []Event) (surfaces []string, ok bool) {
+	surfaces = make([]string, len(events))
+	for k, e := range events {
+		i := from + k
+		if checkEvent(i, e) != nil {
+			return nil, false
+		}
+		p, err := planEvent(i, e, nil)
+		if err != nil {
+			return nil, false
+		}
+		surfaces[k] = SurfaceLogOnly
+		if p.kind == planAppend {
+			surfaces[k] = SurfaceCurrent
+		}
+	}
+	return surfaces, true
 }

@@ -31,6 +31,23 @@ func FoldedDocuments(sessionID string, events []session.Event, f *session.Surfac
 	return docs
 }
 
+// AppendedDocuments is FoldedDocuments for events appended to a log whose
+// earlier documents are already built, with each appended event's surface
+// given (session.AppendedSurfaces): the same documents a whole fold would
+// give those events.
+func AppendedDocuments(sessionID string, events []session.Event, surfaces []string) []Document {
+	docs := []Document{}
+	var x textScanner
+	for i, e := range events {
+		text := x.text(e)
+		if text == "" {
+			continue
+		}
+		docs = append(docs, Document{EventRecord: EventRecord{SessionID: sessionID, Seq: e.Seq, Type: e.Type, Time: e.Time, Surface: surfaces[i]}, Text: text})
+	}
+	return docs
+}
+
 // ClassifyEvents folds a whole log and returns every event's metadata with
 // its surface classification, in ascending seq order.
 func ClassifyEvents(sessionID string, events []session.Event) ([]EventRecord, error) {

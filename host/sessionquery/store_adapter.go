@@ -48,6 +48,21 @@ func (p *StorePersistence) Inspect(ctx context.Context, id string) (session.Head
 	return p.st.InspectRecovered(ctx, id)
 }
 
+// InspectExtent is Inspect also returning the extent of what it read,
+// for ReadAppended.
+func (p *StorePersistence) InspectExtent(ctx context.Context, id string) (session.Header, []session.Event, store.Extent, error) {
+	return p.st.InspectExtent(ctx, id)
+}
+
+// ReadAppended reads only the events appended to a log since the read
+// that returned from (store.ReadAppended).
+func (p *StorePersistence) ReadAppended(ctx context.Context, id string, from store.Extent) ([]session.Event, store.Extent, error) {
+	return p.st.ReadAppended(ctx, id, from)
+}
+
+// NotAppended reports a ReadAppended that must be a whole read instead.
+func (p *StorePersistence) NotAppended(err error) bool { return errors.Is(err, store.ErrNotAppended) }
+
 // IsCorrupt reports a log the store cannot parse.
 func (p *StorePersistence) IsCorrupt(err error) bool {
 	var ce *store.CorruptError
