@@ -93,6 +93,10 @@ func buildBinaries(ctx context.Context, root, dir string) (binaries, error) {
 	} {
 		cmd := exec.CommandContext(ctx, goTool(), args...)
 		cmd.Dir = root
+		if args[len(args)-1] == "./cmd/dsh" {
+			// The binary `make build` ships: static, cgo off.
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		}
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return binaries{}, fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, out)
 		}
