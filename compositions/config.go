@@ -6,6 +6,7 @@ import (
 	"github.com/seed-e9b4dba4/dsh/host/agent"
 	"github.com/seed-e9b4dba4/dsh/host/codingtools"
 	"github.com/seed-e9b4dba4/dsh/host/config"
+	"github.com/seed-e9b4dba4/dsh/host/mcp"
 	"github.com/seed-e9b4dba4/dsh/host/permissions"
 	"github.com/seed-e9b4dba4/dsh/host/sandbox"
 	"github.com/seed-e9b4dba4/dsh/host/tui"
@@ -20,7 +21,7 @@ import (
 // built-in keys plus these.
 func ConfigSections() []config.Schema {
 	return []config.Schema{
-		LogSchema, RuntimeSchema, LLMSchema, agent.ConfigSchema, agent.CompactionSchema,
+		LogSchema, RuntimeSchema, LLMSchema, agent.ConfigSchema, agent.CompactionSchema, mcp.ConfigSchema,
 		permissions.ConfigSchema, sandbox.ConfigSchema, codingtools.ConfigSchema, tui.ConfigSchema,
 		sqtools.ConfigSchema, timeout.ConfigSchema, spill.ConfigSchema,
 	}
@@ -33,6 +34,7 @@ type settings struct {
 	llm        LLMConfig
 	agent      agent.Config
 	compaction agent.CompactionConfig
+	mcp        mcp.Config
 }
 
 // settingsOf reads them; it fails when cfg was loaded without
@@ -40,13 +42,14 @@ type settings struct {
 func settingsOf(cfg *config.Config) (settings, error) {
 	var (
 		s    settings
-		errs = make([]error, 5)
+		errs = make([]error, 6)
 	)
 	s.log, errs[0] = config.Get[LogConfig](cfg, LogSchema)
 	s.runtime, errs[1] = config.Get[RuntimeConfig](cfg, RuntimeSchema)
 	s.llm, errs[2] = config.Get[LLMConfig](cfg, LLMSchema)
 	s.agent, errs[3] = config.Get[agent.Config](cfg, agent.ConfigSchema)
 	s.compaction, errs[4] = config.Get[agent.CompactionConfig](cfg, agent.CompactionSchema)
+	s.mcp, errs[5] = config.Get[mcp.Config](cfg, mcp.ConfigSchema)
 	return s, errors.Join(errs...)
 }
 

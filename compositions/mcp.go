@@ -24,8 +24,9 @@ type mcpHub struct {
 // ConfiguredMCPServers returns the servers of the mcp.servers config,
 // ordered by name.
 func ConfiguredMCPServers(c *config.Config) []mcp.Server {
-	out := make([]mcp.Server, 0, len(c.MCP.Servers))
-	for name, s := range c.MCP.Servers {
+	servers := c.MCPServers()
+	out := make([]mcp.Server, 0, len(servers))
+	for name, s := range servers {
 		out = append(out, mcp.Server{Name: name, Type: s.Type, Command: s.Command, Args: s.Args,
 			Env: s.Env, URL: s.URL, Headers: s.Headers})
 	}
@@ -57,7 +58,7 @@ func (r *Runtime) ConnectMCP(id string, servers []mcp.Server) error {
 	if _, ok := h.managers[id]; ok {
 		return nil
 	}
-	c := r.Config.MCP
+	c := r.settings.mcp
 	m, err := mcp.Start(mcp.Options{
 		Session:            id,
 		Registry:           r.Tools,
@@ -147,14 +148,18 @@ func ProbeMCP(ctx context.Context, c *config.Config, cwd, version string) ([]mcp
 	if len(servers) == 0 {
 		return nil, nil
 	}
+	mc, err := config.Get[mcp.Config](c, mcp.ConfigSchema)
+	if err != nil {
+		return nil, err
+	}
 	m, err := mcp.Start(mcp.Options{
 		Session:      "probe",
 		Registry:     tools.NewRegistry(nil),
 		Servers:      servers,
 		Dir:          cwd,
 		Version:      version,
-		StartTimeout: time.Duration(c.MCP.StartTimeoutMs) * time.Millisecond,
-		CallTimeout:  time.Duration(c.MCP.CallTimeoutMs) * time.Millisecond,
+		StartTimeout: time.Duration(mc.StartTimeoutMs) * time.Millisecond,
+		CallTimeout:  time.Duration(mc.CallTimeoutMs) * time.Millisecond,
 	})
 	if err != nil {
 		return nil, err

@@ -377,7 +377,7 @@ func (ld *loader) build(profile string, layers []layer) (*Config, error) {
 	if err := decodeStrict(all, c); err != nil {
 		return nil, fmt.Errorf("built-in config does not match the key tree: %w", err)
 	}
-	c.MCP.Servers = mcpServersFrom(winners)
+	c.mcpServers = mcpServersFrom(winners)
 	if err := ld.resolvePaths(c, winners); err != nil {
 		return nil, err
 	}

@@ -4,23 +4,20 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
 
-// MCPConfig is the mcp section: the MCP servers whose tools every session
-// of the TUI and dsh run gets (and ACP sessions whose editor sends none).
-type MCPConfig struct {
-	// Servers is keyed by server name. It is read from the YAML as written
-	// (names and env variable names keep their case); a server a higher
-	// layer names replaces the lower layer's entry of that name whole.
-	Servers            map[string]MCPServer
-	StartTimeoutMs     int  `mapstructure:"start_timeout_ms"`
-	CallTimeoutMs      int  `mapstructure:"call_timeout_ms"`
-	TrustReadOnlyHints bool `mapstructure:"trust_read_only_hints"`
-}
+// MCPServers returns mcp.servers: the MCP servers whose tools every session
+// of the TUI and dsh run gets (and ACP sessions whose editor sends none),
+// keyed by server name, disabled ones left out. They are read from the YAML
+// as written (names and env variable names keep their case); a server a
+// higher layer names replaces the lower layer's entry of that name whole.
+// The mcp section's other keys belong to host/mcp (mcp.ConfigSchema).
+func (c *Config) MCPServers() map[string]MCPServer { return maps.Clone(c.mcpServers) }
 
 // MCPServer is one entry of mcp.servers, in the shape of the common
 // mcpServers JSON: command, args and env for stdio; url and headers (and

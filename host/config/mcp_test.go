@@ -38,11 +38,11 @@ mcp:
 			Env: map[string]string{"GITHUB_PERSONAL_ACCESS_TOKEN": "${GH_TOKEN}"}},
 		"docs": {Type: "sse", URL: "https://other.example.com/sse"},
 	}
-	if !reflect.DeepEqual(c.MCP.Servers, want) {
-		t.Fatalf("servers = %#v", c.MCP.Servers)
+	if !reflect.DeepEqual(c.MCPServers(), want) {
+		t.Fatalf("servers = %#v", c.MCPServers())
 	}
-	if c.MCP.CallTimeoutMs != 5000 || c.MCP.StartTimeoutMs != 30000 || c.MCP.TrustReadOnlyHints {
-		t.Fatalf("mcp = %+v", c.MCP)
+	if c.Value("mcp.call_timeout_ms") != 5000 || c.Value("mcp.start_timeout_ms") != 30000 || c.Value("mcp.trust_read_only_hints") != false {
+		t.Fatalf("mcp timeouts %v %v, trust %v", c.Value("mcp.call_timeout_ms"), c.Value("mcp.start_timeout_ms"), c.Value("mcp.trust_read_only_hints"))
 	}
 	if got := c.Origin("mcp.servers.docs"); !strings.HasSuffix(got, "config.yaml") {
 		t.Fatalf("origin of docs = %q", got)
@@ -58,8 +58,8 @@ mcp:
   trust_read_only_hints: true
 `)
 	c := w.load(w.opts())
-	if len(c.MCP.Servers) != 0 || c.MCP.TrustReadOnlyHints {
-		t.Fatalf("an untrusted project configured MCP: %+v", c.MCP)
+	if len(c.MCPServers()) != 0 || c.Value("mcp.trust_read_only_hints") != false {
+		t.Fatalf("an untrusted project configured MCP: %+v, trust %v", c.MCPServers(), c.Value("mcp.trust_read_only_hints"))
 	}
 	warn := strings.Join(c.Warnings(), "\n")
 	if !strings.Contains(warn, "mcp.servers.evil") || !strings.Contains(warn, "mcp.trust_read_only_hints") {
@@ -67,8 +67,8 @@ mcp:
 	}
 
 	w.trustProject()
-	if c := w.load(w.opts()); c.MCP.Servers["evil"].Command != "sh" {
-		t.Fatalf("a trusted project's server was dropped: %+v", c.MCP.Servers)
+	if c := w.load(w.opts()); c.MCPServers()["evil"].Command != "sh" {
+		t.Fatalf("a trusted project's server was dropped: %+v", c.MCPServers())
 	}
 }
 

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 
@@ -90,6 +91,12 @@ func (s Schema) DecodeDefaults(out any) error {
 		if tree, ok = m[part]; !ok {
 			return fmt.Errorf("%s has no section %q", configs.DefaultPath, s.Path)
 		}
+	}
+	if m, ok := tree.(map[string]any); ok && s.Path+".servers" == mcpServersKey {
+		// The loader reads the servers itself (Config.MCPServers).
+		m = maps.Clone(m)
+		delete(m, "servers")
+		tree = m
 	}
 	if err := decodeStrict(tree, out); err != nil {
 		return fmt.Errorf("defaults of config section %q: %w", s.Path, err)

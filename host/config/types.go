@@ -11,14 +11,14 @@ type Config struct {
 	Home         string             `mapstructure:"home"`
 	Sessions     SessionsConfig     `mapstructure:"sessions"`
 	SessionQuery SessionQueryConfig `mapstructure:"session_query"`
-	MCP          MCPConfig          `mapstructure:"mcp"`
 
 	// The untagged fields are skipped by decoding. tree is the key tree
 	// Load used (nil means the built-in one); owned holds a pointer to
 	// each registered section's struct, by section path.
-	meta  *meta
-	tree  *schema
-	owned map[string]reflect.Value
+	meta       *meta
+	mcpServers map[string]MCPServer
+	tree       *schema
+	owned      map[string]reflect.Value
 }
 
 // SessionsConfig is the sessions section.

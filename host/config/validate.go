@@ -41,8 +41,6 @@ var rules = map[string]Rule{
 	"session_query.max_limit":                     IntIn(1, maxSafeLimit),
 	"session_query.snippet_chars":                 IntAtLeast(1),
 	"session_query.persisted_inspect_concurrency": IntIn(1, MaxSafeInteger),
-	"mcp.start_timeout_ms":                        IntIn(1, MaxTimerMs),
-	"mcp.call_timeout_ms":                         IntIn(1, MaxTimerMs),
 }
 
 // OneOf accepts exactly the given strings.
