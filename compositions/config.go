@@ -9,6 +9,7 @@ import (
 	"github.com/seed-e9b4dba4/dsh/host/mcp"
 	"github.com/seed-e9b4dba4/dsh/host/permissions"
 	"github.com/seed-e9b4dba4/dsh/host/sandbox"
+	"github.com/seed-e9b4dba4/dsh/host/searchindex"
 	"github.com/seed-e9b4dba4/dsh/host/tui"
 	sqtools "github.com/seed-e9b4dba4/dsh/plugins/sessionquery"
 	"github.com/seed-e9b4dba4/dsh/plugins/spill"
@@ -22,6 +23,7 @@ import (
 func ConfigSections() []config.Schema {
 	return []config.Schema{
 		LogSchema, RuntimeSchema, LLMSchema, agent.ConfigSchema, agent.CompactionSchema, mcp.ConfigSchema,
+		searchindex.ConfigSchema,
 		permissions.ConfigSchema, sandbox.ConfigSchema, codingtools.ConfigSchema, tui.ConfigSchema,
 		sqtools.ConfigSchema, timeout.ConfigSchema, spill.ConfigSchema,
 	}

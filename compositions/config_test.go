@@ -2,6 +2,7 @@ package compositions
 
 import (
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -79,6 +80,16 @@ func TestPluginSectionsDecodeTheirDefaults(t *testing.T) {
 		}
 		if err := cfg.Section(s.Path).Decode(loaded.Interface()); err != nil {
 			t.Fatalf("%s: %v", s.Path, err)
+		}
+		// An empty path key of InHome is filled in by Load alone.
+		for name, file := range s.InHome {
+			if got, want := cfg.Value(s.Key(name)), filepath.Join(cfg.Home, file); got != want {
+				t.Errorf("%s = %v, want %s", s.Key(name), got, want)
+			}
+			fromFile.Elem().FieldByNameFunc(func(n string) bool {
+				f, _ := s.Type.FieldByName(n)
+				return f.Tag.Get("mapstructure") == name
+			}).SetString(filepath.Join(cfg.Home, file))
 		}
 		if !reflect.DeepEqual(fromFile.Interface(), loaded.Interface()) {
 			t.Errorf("%s: defaults %+v, loaded %+v", s.Path, fromFile.Elem(), loaded.Elem())

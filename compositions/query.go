@@ -27,11 +27,11 @@ type queryTree struct {
 // mountQuery builds the tree over live and st. openAt, when not empty,
 // replaces session_query.open_at unless that is "never".
 func mountQuery(ctx context.Context, cfg *config.Config, live *session.Registry, st *store.Store, openAt string, opts searchindex.Options) (*queryTree, error) {
-	sq := cfg.SessionQuery
-	svc, err := sessionquery.New(sessionquery.Config{
-		ReadWindowMax:               sq.ReadWindowMax,
-		PersistedInspectConcurrency: sq.PersistedInspectConcurrency,
-	}, live)
+	sq, err := config.Get[searchindex.Settings](cfg, searchindex.ConfigSchema)
+	if err != nil {
+		return nil, err
+	}
+	svc, err := sessionquery.New(sq.ServiceConfig(), live)
 	if err != nil {
 		return nil, err
 	}

@@ -219,7 +219,7 @@ func (r *Runtime) mount(ctx context.Context) error {
 // them, and sandboxed commands cannot read them.
 func DataPaths(cfg *config.Config) []string {
 	paths := []string{cfg.Home, cfg.Sessions.Dir}
-	if index := cfg.SessionQuery.Path; filepath.IsAbs(index) {
+	if index, _ := cfg.Value("session_query.path").(string); filepath.IsAbs(index) {
 		paths = append(paths, index, index+"-wal", index+"-shm", index+"-journal")
 	}
 	return paths

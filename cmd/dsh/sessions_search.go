@@ -151,7 +151,7 @@ progress bar on a terminal.`,
 				fmt.Fprintf(g.stdout, "  %s\n", st.matches(oneLine(m.Snippet, 400), req.Query))
 			}
 			if page.NextCursor != nil {
-				fmt.Fprintf(g.stderr, "More sessions match; raise --limit (at most %d) or narrow the query.\n", env.cfg.SessionQuery.MaxLimit)
+				fmt.Fprintf(g.stderr, "More sessions match; raise --limit (at most %d) or narrow the query.\n", env.cfg.Value("session_query.max_limit"))
 			}
 			return nil
 		},

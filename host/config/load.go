@@ -401,7 +401,7 @@ func (ld *loader) resolvePaths(c *Config, winners map[string]setting) error {
 	for _, key := range ld.tree.paths {
 		f, _ := ld.tree.field(c, key)
 		p := f.String()
-		if key == "session_query.path" && p == memoryPath {
+		if slices.Contains(ld.tree.literals[key], p) {
 			continue
 		}
 		abs, err := resolvePath(p, winners[key].baseDir, ld.home)
@@ -420,8 +420,10 @@ func (ld *loader) resolvePaths(c *Config, winners map[string]setting) error {
 	if c.Sessions.Dir == "" {
 		c.Sessions.Dir = filepath.Join(c.Home, "sessions")
 	}
-	if c.SessionQuery.Path == "" {
-		c.SessionQuery.Path = filepath.Join(c.Home, "session-query.db")
+	for key, file := range ld.tree.inHome {
+		if f, _ := ld.tree.field(c, key); f.String() == "" {
+			f.SetString(filepath.Join(c.Home, file))
+		}
 	}
 	return nil
 }

@@ -42,8 +42,8 @@ func TestLoadDefaultsGivesEveryKeyFromDefaultOrigin(t *testing.T) {
 	if want := filepath.Join(w.home, "sessions"); c.Sessions.Dir != want {
 		t.Errorf("Sessions.Dir = %q, want %q", c.Sessions.Dir, want)
 	}
-	if want := filepath.Join(w.home, "session-query.db"); c.SessionQuery.Path != want {
-		t.Errorf("SessionQuery.Path = %q, want %q", c.SessionQuery.Path, want)
+	if want := filepath.Join(w.home, "session-query.db"); c.Value("session_query.path") != want {
+		t.Errorf("SessionQuery.Path = %q, want %q", c.Value("session_query.path"), want)
 	}
 	if c.Profile() != "default" {
 		t.Errorf("Profile() = %q, want default", c.Profile())

@@ -14,11 +14,7 @@ import (
 var pathKeys = []string{
 	"home",
 	"sessions.dir",
-	"session_query.path",
 }
-
-// memoryPath is the session-query path that keeps the index in memory.
-const memoryPath = ":memory:"
 
 // userHome finds the user's home directory, preferring the injected
 // environment so tests never see the real one.

@@ -38,8 +38,8 @@ func TestDerivedPathsFollowHome(t *testing.T) {
 	if c.Home != home {
 		t.Errorf("Home = %q, want %q", c.Home, home)
 	}
-	if c.Sessions.Dir != filepath.Join(home, "sessions") || c.SessionQuery.Path != filepath.Join(home, "session-query.db") {
-		t.Errorf("sessions.dir = %q, session_query.path = %q, want them under %s", c.Sessions.Dir, c.SessionQuery.Path, home)
+	if c.Sessions.Dir != filepath.Join(home, "sessions") || c.Value("session_query.path") != filepath.Join(home, "session-query.db") {
+		t.Errorf("sessions.dir = %q, session_query.path = %q, want them under %s", c.Sessions.Dir, c.Value("session_query.path"), home)
 	}
 }
 
@@ -52,8 +52,8 @@ func TestExplicitPathsOverrideDerivedOnes(t *testing.T) {
 	if c.Sessions.Dir != sessions {
 		t.Errorf("Sessions.Dir = %q, want %q", c.Sessions.Dir, sessions)
 	}
-	if c.SessionQuery.Path != ":memory:" {
-		t.Errorf("SessionQuery.Path = %q, want :memory:", c.SessionQuery.Path)
+	if c.Value("session_query.path") != ":memory:" {
+		t.Errorf("SessionQuery.Path = %q, want :memory:", c.Value("session_query.path"))
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -36,6 +37,12 @@ type Schema struct {
 	// Paths lists the keys (relative to Path) that hold file system paths;
 	// Load resolves them like the built-in path keys.
 	Paths []string
+	// Literals lists, per path key, the values that name something other
+	// than a file (":memory:") and are kept as written.
+	Literals map[string][]string
+	// InHome maps path keys whose empty value means a file in dsh's home to
+	// that file's name; Load fills the path in.
+	InHome map[string]string
 	// Pairs relate two keys of the section that no single-key rule can
 	// check; Load checks them on the merged result.
 	Pairs []Pair
@@ -160,6 +167,18 @@ func withSections(sections []Schema) (*schema, error) {
 				return nil, fmt.Errorf("config section %q names %q as a path, which is not one of its string keys", sec.Path, name)
 			}
 			s.paths = append(s.paths, key)
+		}
+		for name, values := range sec.Literals {
+			if !slices.Contains(sec.Paths, name) {
+				return nil, fmt.Errorf("config section %q keeps literal values of %q, which is not one of its path keys", sec.Path, name)
+			}
+			s.literals[sec.Key(name)] = values
+		}
+		for name, file := range sec.InHome {
+			if !slices.Contains(sec.Paths, name) || file == "" {
+				return nil, fmt.Errorf("config section %q places %q in the home, which is not one of its path keys", sec.Path, name)
+			}
+			s.inHome[sec.Key(name)] = file
 		}
 		for _, p := range sec.Pairs {
 			lo, hi := s.leaves[sec.Key(p.Low)], s.leaves[sec.Key(p.High)]

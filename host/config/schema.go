@@ -43,6 +43,10 @@ type schema struct {
 	rules    map[string]Rule
 	paths    []string // keys holding file system paths
 	pairs    []Pair   // relations between keys, by full key
+	// literals are path values kept as written, by key; inHome names the
+	// file in the home an empty path key means.
+	literals map[string][]string
+	inHome   map[string]string
 	// secrets maps the credential keys to where to keep them instead.
 	secrets map[string]string
 	// safe holds the keys an untrusted project may set.
@@ -65,13 +69,9 @@ type leaf struct {
 var coreSchema = sync.OnceValue(func() *schema { return buildSchema(reflect.TypeFor[Config]()) })
 
 func buildSchema(t reflect.Type) *schema {
-	s := &schema{leaves: map[string]leaf{}, sections: map[string]bool{}, rules: map[string]Rule{}, safe: map[string]bool{}, secrets: map[string]string{}, stricter: map[string]func(below, project any) bool{}}
+	s := &schema{leaves: map[string]leaf{}, sections: map[string]bool{}, rules: map[string]Rule{}, safe: map[string]bool{}, secrets: map[string]string{}, literals: map[string][]string{}, inHome: map[string]string{}, stricter: map[string]func(below, project any) bool{}}
 	s.walk(t, "", nil, "")
-	for k, r := range rules {
-		s.rules[k] = r
-	}
 	s.paths = slices.Clone(pathKeys)
-	s.pairs = slices.Clone(pairs)
 	s.sortKeys()
 	return s
 }

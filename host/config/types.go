@@ -2,15 +2,14 @@ package config
 
 import "reflect"
 
-// Config is the effective configuration. Its fields are the built-in
-// sections of the key tree (the mapstructure tags are the key names); the
-// sections other packages register (Schema) are read with Section. The
-// derived paths Home, Sessions.Dir and SessionQuery.Path are absolute (except
-// SessionQuery.Path ":memory:"), and every other non-empty path is absolute.
+// Config is the effective configuration. Its fields are the loader's own
+// keys (the mapstructure tags are the key names); the sections other
+// packages register (Schema) are read with Get or Section. Home and
+// Sessions.Dir are absolute, and so is every other non-empty path but a
+// Schema's literal values (":memory:").
 type Config struct {
-	Home         string             `mapstructure:"home"`
-	Sessions     SessionsConfig     `mapstructure:"sessions"`
-	SessionQuery SessionQueryConfig `mapstructure:"session_query"`
+	Home     string         `mapstructure:"home"`
+	Sessions SessionsConfig `mapstructure:"sessions"`
 
 	// The untagged fields are skipped by decoding. tree is the key tree
 	// Load used (nil means the built-in one); owned holds a pointer to
@@ -24,17 +23,4 @@ type Config struct {
 // SessionsConfig is the sessions section.
 type SessionsConfig struct {
 	Dir string `mapstructure:"dir"`
-}
-
-// SessionQueryConfig is the session_query section (the trusted service and
-// its SQLite index).
-type SessionQueryConfig struct {
-	Path                        string `mapstructure:"path"`
-	OpenAt                      string `mapstructure:"open_at"`
-	JournalMode                 string `mapstructure:"journal_mode"`
-	ReadWindowMax               int    `mapstructure:"read_window_max"`
-	PersistedInspectConcurrency int    `mapstructure:"persisted_inspect_concurrency"`
-	DefaultLimit                int    `mapstructure:"default_limit"`
-	MaxLimit                    int    `mapstructure:"max_limit"`
-	SnippetChars                int    `mapstructure:"snippet_chars"`
 }

@@ -13,10 +13,6 @@ import (
 // for integer keys, float64 or bool.
 type Rule func(v any) string
 
-// maxSafeLimit is the largest page size the session-query service accepts
-// (2^53 - 2, inherited from upstream's JavaScript safe integers).
-const maxSafeLimit = 1<<53 - 2
-
 // MaxSafeInteger is the largest integer every config consumer handles
 // exactly (JavaScript's Number.MAX_SAFE_INTEGER, which the session-query
 // design's bounds inherit).
@@ -26,22 +22,6 @@ const MaxSafeInteger = 1<<53 - 1
 // largest delay a JavaScript timer accepts, kept so one config means the
 // same as upstream's).
 const MaxTimerMs = math.MaxInt32
-
-// JournalModes returns the SQLite journal modes session_query.journal_mode
-// accepts; the index (host/searchindex) applies the same list.
-func JournalModes() []string { return []string{"wal", "delete", "truncate", "persist"} }
-
-// rules holds the checks of single keys. Keys without a rule accept any value
-// of their type.
-var rules = map[string]Rule{
-	"session_query.open_at":                       OneOf("startup", "first-search", "never"),
-	"session_query.journal_mode":                  OneOf(JournalModes()...),
-	"session_query.read_window_max":               IntAtLeast(0),
-	"session_query.default_limit":                 IntIn(1, maxSafeLimit),
-	"session_query.max_limit":                     IntIn(1, maxSafeLimit),
-	"session_query.snippet_chars":                 IntAtLeast(1),
-	"session_query.persisted_inspect_concurrency": IntIn(1, MaxSafeInteger),
-}
 
 // OneOf accepts exactly the given strings.
 func OneOf(allowed ...string) Rule {
@@ -116,11 +96,6 @@ func FloatIn(lo, hi float64, closed bool) Rule {
 		}
 		return fmt.Sprintf("must be a number greater than %g and at most %g (got %g)", lo, hi, f)
 	}
-}
-
-// pairs are the relations between built-in keys.
-var pairs = []Pair{
-	{Low: "session_query.default_limit", High: "session_query.max_limit"},
 }
 
 // holds reports whether the effective values of p hold.

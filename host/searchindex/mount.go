@@ -3,21 +3,8 @@ package searchindex
 import (
 	"context"
 
-	"github.com/seed-e9b4dba4/dsh/host/config"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 )
-
-// ConfigFrom maps the session_query config section onto a Config.
-func ConfigFrom(c config.SessionQueryConfig) Config {
-	return Config{
-		Path:         c.Path,
-		OpenAt:       c.OpenAt,
-		JournalMode:  c.JournalMode,
-		DefaultLimit: c.DefaultLimit,
-		MaxLimit:     c.MaxLimit,
-		SnippetChars: c.SnippetChars,
-	}
-}
 
 // Mount is the one way an index is put in front of a service. It
 // validates cfg and, unless OpenAt is "never" (search then stays disabled,

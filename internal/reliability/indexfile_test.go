@@ -141,8 +141,8 @@ func TestIndexDamagedUnderARunningRuntimeNeverServesWrongResults(t *testing.T) {
 				t.Fatalf("%d searches failed before any damage", n)
 			}
 
-			dmg.do(t, cfg.SessionQuery.Path)
-			before, _ := os.ReadFile(cfg.SessionQuery.Path)
+			dmg.do(t, cfg.Value("session_query.path").(string))
+			before, _ := os.ReadFile(cfg.Value("session_query.path").(string))
 
 			// The runtime keeps working: the live session takes another
 			// turn and a new session is written and closed.
@@ -172,11 +172,11 @@ func TestIndexDamagedUnderARunningRuntimeNeverServesWrongResults(t *testing.T) {
 				if qe := queryErr(t, err); qe.Code != sessionquery.CodeIndexFailed || !strings.Contains(qe.Message, dmg.hint) {
 					t.Fatalf("Rebuild over a file that is not ours: %s %q", qe.Code, qe.Message)
 				}
-				if after, _ := os.ReadFile(cfg.SessionQuery.Path); !reflect.DeepEqual(before, after) {
+				if after, _ := os.ReadFile(cfg.Value("session_query.path").(string)); !reflect.DeepEqual(before, after) {
 					t.Fatal("dsh changed a file that is not its index")
 				}
 				// What the user does: move it aside.
-				if err := os.Rename(cfg.SessionQuery.Path, cfg.SessionQuery.Path+".moved"); err != nil {
+				if err := os.Rename(cfg.Value("session_query.path").(string), cfg.Value("session_query.path").(string)+".moved"); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -332,7 +332,7 @@ func (w *writer) checkPeer(ctx context.Context, peer string) error {
 // indexState describes what the shared index holds about the sessions of
 // refs, for a failure message.
 func indexState(rt *compositions.Runtime, refs []docRef) string {
-	db, err := sql.Open("sqlite", "file:"+rt.Config.SessionQuery.Path+"?mode=ro")
+	db, err := sql.Open("sqlite", "file:"+rt.Config.Value("session_query.path").(string)+"?mode=ro")
 	if err != nil {
 		return err.Error()
 	}
