@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"net/url"
 	"reflect"
-	"regexp"
 
 	"github.com/seed-e9b4dba4/dsh/host/config"
+	"github.com/seed-e9b4dba4/dsh/host/lazyregexp"
 )
 
 // LLMPath is the llm config section: which provider serves the model and
@@ -103,7 +103,7 @@ func httpURL(v any) string {
 	return ""
 }
 
-var envVarPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envVarPattern = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func envVarName(v any) string {
 	s := v.(string)
