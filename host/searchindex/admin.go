@@ -204,15 +204,22 @@ func (ix *Index) buildUnsynced(ctx context.Context) error {
 		fmt.Sprintf(`INSERT INTO persisted_fts(persisted_fts, rank) VALUES ('hashsize', %d)`, privateHashBytes))
 }
 
-// finishBuild restores FTS5's policy, syncs the built index and gives it
-// the journal mode the live index runs with, so the copy into it changes
-// nothing else.
+// finishBuild merges the built FTS5 index into one segment, restores
+// FTS5's policy, syncs the built index and gives it the journal mode the
+// live index runs with, so the copy into it changes nothing else.
+//
+// The merge is paid once here, on the private file: left to automerge,
+// the build's many segments (up to privateAutomerge a level) become
+// eligible for merging as soon as the default policy is back, and the
+// first incremental writes after a rebuild (a search catching up with a
+// few appended events) each paid hundreds of milliseconds merging them.
 func (ix *Index) finishBuild(ctx context.Context, journalMode string) error {
 	if err := ix.begin(ctx); err != nil {
 		return err
 	}
 	defer ix.queue.release()
 	err := ix.db.execAll(ctx,
+		`INSERT INTO persisted_fts(persisted_fts) VALUES ('optimize')`,
 		fmt.Sprintf(`INSERT INTO persisted_fts(persisted_fts, rank) VALUES ('automerge', %d)`, ftsAutomerge),
 		fmt.Sprintf(`INSERT INTO persisted_fts(persisted_fts, rank) VALUES ('hashsize', %d)`, ftsHashBytes),
 		`PRAGMA synchronous = NORMAL`)
