@@ -9,7 +9,7 @@ import (
 	"github.com/seed-e9b4dba4/dsh/host/mcp"
 	"github.com/seed-e9b4dba4/dsh/host/permissions"
 	"github.com/seed-e9b4dba4/dsh/host/sandbox"
-	"github.com/seed-e9b4dba4/dsh/host/searchindex"
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery/searchindex"
 	"github.com/seed-e9b4dba4/dsh/host/tui"
 	sqtools "github.com/seed-e9b4dba4/dsh/plugins/sessionquery"
 	"github.com/seed-e9b4dba4/dsh/plugins/spill"

@@ -7,9 +7,9 @@ import (
 
 	"github.com/seed-e9b4dba4/dsh/host"
 	"github.com/seed-e9b4dba4/dsh/host/config"
-	"github.com/seed-e9b4dba4/dsh/host/searchindex"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery/searchindex"
 	"github.com/seed-e9b4dba4/dsh/host/store"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/seed-e9b4dba4/dsh/host/searchindex"
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery/searchindex"
 )
 
 func newIndexCmd(g *globals) *cobra.Command {

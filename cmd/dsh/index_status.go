@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/seed-e9b4dba4/dsh/host/searchindex"
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery/searchindex"
 )
 
 func newIndexStatusCmd(g *globals) *cobra.Command {

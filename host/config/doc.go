@@ -7,7 +7,7 @@
 // The key tree is the loader's own keys (the Config struct: home and
 // sessions.dir, which locate dsh's data, plus mcp.servers, a map a Schema
 // cannot declare) and the sections other packages own: the package that
-// reads a section (host/agent, host/mcp, host/searchindex, host/permissions,
+// reads a section (host/agent, host/mcp, host/sessionquery/searchindex, host/permissions,
 // host/sandbox, host/codingtools, host/tui, each plugin, and compositions
 // for llm, log and runtime) declares it once as a Schema (its struct, its rules, its path keys,
 // the relations between its keys) and the caller of Load registers it

@@ -37,6 +37,6 @@
 // ASCII and CJK text it also finds the first match itself, as unicode61
 // would (FirstMatch), and says when it cannot.
 //
-// The package is pure (no state, no I/O); host/searchindex calls it for
+// The package is pure (no state, no I/O); host/sessionquery/searchindex calls it for
 // every document it indexes and every query it runs.
 package searchtext

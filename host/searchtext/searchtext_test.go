@@ -12,7 +12,7 @@ import (
 	_ "modernc.org/sqlite"
 )
 
-// The index's tokenizer (host/searchindex/schema.go).
+// The index's tokenizer (host/sessionquery/searchindex/schema.go).
 const tokenizer = `unicode61 remove_diacritics 2`
 
 const (

@@ -2,9 +2,12 @@
 // provider-independent filters, lineage and event traces, and batched title
 // reads over the logical corpus of this process's live sessions plus the
 // persisted logs of whichever persistence backend is mounted at the moment of
-// each call. Full-text search is delegated to a SearchEngine (the SQLite FTS
-// provider lives in its own package and builds on the exported extraction,
-// whitespace, filter-validation and Binding helpers here).
+// each call. Full-text search is delegated to a SearchEngine; the SQLite FTS
+// provider and catalog is the subpackage searchindex, which builds on the
+// exported extraction, whitespace, filter-validation and Binding helpers
+// here. The service and its index are one tree: compositions mount both
+// with searchindex.Mount, and nothing outside the tree reaches the index
+// except the CLI's index administration (rebuild, verify, status).
 //
 // Invariants: a live session always wins over its persisted copy, and a read
 // of a live id never consults persistence; persistence is only ever inspected

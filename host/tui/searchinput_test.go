@@ -11,9 +11,9 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
-	"github.com/seed-e9b4dba4/dsh/host/searchindex"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery/searchindex"
 )
 
 // hostileSearches are /search arguments that would break a front end

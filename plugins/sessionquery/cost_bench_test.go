@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/seed-e9b4dba4/dsh/host/prompt"
-	"github.com/seed-e9b4dba4/dsh/host/searchindex"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	sq "github.com/seed-e9b4dba4/dsh/host/sessionquery"
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery/searchindex"
 	"github.com/seed-e9b4dba4/dsh/host/store"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
 )

@@ -43,6 +43,6 @@
 //
 // testdata/acceptance.txt maps each acceptance behaviour of the design
 // (session-query.md §7) to the Go tests that pin it, across this package,
-// host/sessionquery, host/searchindex and host/session; a test keeps every
+// host/sessionquery, host/sessionquery/searchindex and host/session; a test keeps every
 // name in it real.
 package sessionquery

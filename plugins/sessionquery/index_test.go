@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seed-e9b4dba4/dsh/host/searchindex"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	sq "github.com/seed-e9b4dba4/dsh/host/sessionquery"
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery/searchindex"
 	"github.com/seed-e9b4dba4/dsh/host/store"
 )
 

@@ -1,6 +1,6 @@
 // Package sessiontest holds test doubles of dsh's session log backends,
 // shared by the tests of the packages that read persisted sessions
-// (host/sessionquery, host/searchindex), so that one scriptable fake serves
+// (host/sessionquery, host/sessionquery/searchindex), so that one scriptable fake serves
 // them all instead of a copy per package.
 //
 // Only tests import it: nothing here is linked into dsh. It depends on
