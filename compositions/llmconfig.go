@@ -55,7 +55,9 @@ var providers = []string{"deepseek", "openai", "replay", "demo"}
 // endpoint, the key or where the key is read from, nor the replayed files,
 // since any of those sends the user's conversation (or key) elsewhere or
 // reads the user's files. api_key is a secret: config show masks it, and a
-// flag carrying it is warned about.
+// flag carrying it is warned about. config show also says which variable
+// the provider reads the key from and when the default model does not fit
+// the provider (explainKeyEnv, explainModel).
 var LLMSchema = config.Schema{
 	Path: LLMPath,
 	Type: reflect.TypeFor[LLMConfig](),
@@ -82,6 +84,26 @@ var LLMSchema = config.Schema{
 	Secrets: map[string]string{
 		"api_key": "use llm.api_key_file, llm.api_key_command or the variable llm.api_key_env names instead",
 	},
+	Explain: map[string]config.Explainer{"api_key_env": explainKeyEnv, "model": explainModel},
+}
+
+// explainKeyEnv shows the variable the provider reads, which for the
+// openai provider is not the shipped default.
+func explainKeyEnv(section any, _ bool) (any, string) {
+	c := section.(LLMConfig)
+	if env := keyEnv(c); env != "" && env != c.APIKeyEnv {
+		return env, fmt.Sprintf("%s for llm.provider %s", env, c.Provider)
+	}
+	return nil, ""
+}
+
+// explainModel warns that the default model is DeepSeek's, which an
+// openai endpoint is unlikely to serve.
+func explainModel(section any, isDefault bool) (any, string) {
+	if section.(LLMConfig).Provider == "openai" && isDefault {
+		return nil, "DeepSeek's model: set llm.model to one your endpoint serves"
+	}
+	return nil, ""
 }
 
 func nonEmpty(v any) string {

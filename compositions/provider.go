@@ -35,7 +35,7 @@ func newProvider(ctx context.Context, c LLMConfig, version string, env func(stri
 			Name:              c.Provider,
 			BaseURL:           c.BaseURL,
 			APIKey:            key,
-			APIKeyEnv:         KeyEnv(c),
+			APIKeyEnv:         keyEnv(c),
 			Env:               env,
 			ReasoningEffort:   c.ReasoningEffort,
 			MaxTokens:         c.MaxTokens,
@@ -49,11 +49,11 @@ func newProvider(ctx context.Context, c LLMConfig, version string, env func(stri
 	}
 }
 
-// KeyEnv is the environment variable the configured provider reads its API
+// keyEnv is the environment variable the configured provider reads its API
 // key from when no key, key file or key command is set; "" for providers
 // that need no key. The shipped default of llm.api_key_env names
 // DeepSeek's variable, so the openai provider then reads OPENAI_API_KEY.
-func KeyEnv(c LLMConfig) string {
+func keyEnv(c LLMConfig) string {
 	switch c.Provider {
 	case "deepseek":
 		if c.APIKeyEnv == "" {

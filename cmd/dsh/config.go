@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/seed-e9b4dba4/dsh/compositions"
 	"github.com/seed-e9b4dba4/dsh/host/config"
 )
 
@@ -85,33 +84,23 @@ table of its keys.`,
 // secretMask replaces a secret that is set; an unset one shows as "".
 const secretMask = "********"
 
-// shownValue is key's value as config show may reveal it. The key
-// variable is the one the provider reads, which for the openai provider
-// is not the shipped default.
+// shownValue is key's value as config show may reveal it: the value its
+// owner uses (config.Config.Explain), a set secret masked.
 func shownValue(cfg *config.Config, key string) any {
-	v := cfg.Value(key)
+	v, _ := cfg.Explain(key)
 	if s, ok := v.(string); ok && s != "" && cfg.IsSecret(key) {
 		return secretMask
-	}
-	if key == "llm.api_key_env" {
-		if c, err := config.Get[compositions.LLMConfig](cfg, compositions.LLMSchema); err == nil && compositions.KeyEnv(c) != "" {
-			return compositions.KeyEnv(c)
-		}
 	}
 	return v
 }
 
-// shownOrigin is key's origin, with what the provider makes of a default
-// that does not fit it.
+// shownOrigin is key's origin, with its owner's note on what it makes of
+// the value.
 func shownOrigin(cfg *config.Config, key string) string {
-	o := cfg.Origin(key)
-	switch {
-	case key == "llm.api_key_env" && cfg.Value(key) != shownValue(cfg, key):
-		return fmt.Sprintf("%s (%s for llm.provider %s)", o, shownValue(cfg, key), cfg.Value("llm.provider"))
-	case key == "llm.model" && cfg.Value("llm.provider") == "openai" && o == "default":
-		return "default (DeepSeek's model: set llm.model to one your endpoint serves)"
+	if _, note := cfg.Explain(key); note != "" {
+		return fmt.Sprintf("%s (%s)", cfg.Origin(key), note)
 	}
-	return o
+	return cfg.Origin(key)
 }
 
 // configKeys is every key and section name, for completion.

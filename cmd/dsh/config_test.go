@@ -306,19 +306,53 @@ func TestConfigShowKeyPrintsOneValueOrOneSection(t *testing.T) {
 	}
 }
 
+// TestConfigShowReportsTheOpenAIProvidersKeyVariableAndModel pins the notes
+// the llm section's owner adds (compositions.LLMSchema.Explain) exactly, in
+// the table and in JSON.
 func TestConfigShowReportsTheOpenAIProvidersKeyVariableAndModel(t *testing.T) {
 	s := newSandbox(t)
 	s.env["DSH_LLM_PROVIDER"] = "openai"
+	const (
+		keyOrigin   = "default (OPENAI_API_KEY for llm.provider openai)"
+		modelOrigin = "default (DeepSeek's model: set llm.model to one your endpoint serves)"
+	)
 	j := s.showJSON()
-	if v, o, _ := j.get("llm.api_key_env"); v != "OPENAI_API_KEY" || !strings.Contains(o, "llm.provider openai") {
+	if v, o, _ := j.get("llm.api_key_env"); v != "OPENAI_API_KEY" || o != keyOrigin {
 		t.Errorf("llm.api_key_env for openai = %v (%s)", v, o)
 	}
-	if _, o, _ := j.get("llm.model"); !strings.Contains(o, "set llm.model to one your endpoint serves") {
-		t.Errorf("llm.model origin for openai = %s", o)
+	if v, o, _ := j.get("llm.model"); v != "deepseek-v4-flash" || o != modelOrigin {
+		t.Errorf("llm.model for openai = %v (%s)", v, o)
+	}
+	table := s.run("config", "show", "llm").stdout
+	for key, want := range map[string]string{"llm.api_key_env": `"OPENAI_API_KEY" ` + keyOrigin, "llm.model": `"deepseek-v4-flash" ` + modelOrigin} {
+		if got := strings.Join(rowOf(t, table, key)[1:], " "); got != want {
+			t.Errorf("%s row = %q, want %q", key, got, want)
+		}
+	}
+	// The shipped DeepSeek variable named explicitly still means OpenAI's.
+	s.env["DSH_LLM_API_KEY_ENV"] = "DEEPSEEK_API_KEY"
+	if v, o, _ := s.showJSON().get("llm.api_key_env"); v != "OPENAI_API_KEY" || o != "env DSH_LLM_API_KEY_ENV (OPENAI_API_KEY for llm.provider openai)" {
+		t.Errorf("the DeepSeek variable for openai = %v (%s)", v, o)
 	}
 	s.env["DSH_LLM_API_KEY_ENV"] = "MY_KEY"
-	if v, o, _ := s.showJSON().get("llm.api_key_env"); v != "MY_KEY" || o != "env DSH_LLM_API_KEY_ENV" {
+	s.env["DSH_LLM_MODEL"] = "qwen"
+	j = s.showJSON()
+	if v, o, _ := j.get("llm.api_key_env"); v != "MY_KEY" || o != "env DSH_LLM_API_KEY_ENV" {
 		t.Errorf("an explicit variable = %v (%s)", v, o)
+	}
+	if v, o, _ := j.get("llm.model"); v != "qwen" || o != "env DSH_LLM_MODEL" {
+		t.Errorf("an explicit model = %v (%s)", v, o)
+	}
+	// The deepseek provider takes both as written.
+	for _, k := range []string{"DSH_LLM_PROVIDER", "DSH_LLM_API_KEY_ENV", "DSH_LLM_MODEL"} {
+		delete(s.env, k)
+	}
+	j = s.showJSON()
+	if v, o, _ := j.get("llm.api_key_env"); v != "DEEPSEEK_API_KEY" || o != "default" {
+		t.Errorf("llm.api_key_env for deepseek = %v (%s)", v, o)
+	}
+	if _, o, _ := j.get("llm.model"); o != "default" {
+		t.Errorf("llm.model origin for deepseek = %s", o)
 	}
 }
 

@@ -124,6 +124,24 @@ func (c *Config) IsSecret(key string) bool {
 	return ok
 }
 
+// Explain returns key's value as the package owning it uses it and a note
+// on why that differs from the loaded value (Schema.Explain): for a key
+// without an Explainer, or one its owner takes as written, Value(key) and
+// "".
+func (c *Config) Explain(key string) (effective any, note string) {
+	tree := c.schema()
+	f, ok := tree.explain[key]
+	sec, loaded := c.owned[tree.leaves[key].owner]
+	if !ok || !loaded {
+		return c.Value(key), ""
+	}
+	effective, note = f(sec.Elem().Interface(), c.Origin(key) == "default")
+	if effective == nil {
+		effective = c.Value(key)
+	}
+	return effective, note
+}
+
 // EnvName returns the environment variable that sets key, e.g.
 // DSH_LLM_BASE_URL for llm.base_url.
 func EnvName(key string) string { return envName(key) }

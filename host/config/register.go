@@ -62,7 +62,18 @@ type Schema struct {
 	// project's value is at least as strict as the one below it. Every other
 	// key outside Safe is ignored from such a file.
 	Stricter map[string]func(below, project any) bool
+	// Explain lists the keys (relative to Path) whose loaded value the
+	// owner does not use as written, with what it makes of them, so that
+	// config show prints what is in effect (Config.Explain).
+	Explain map[string]Explainer
 }
+
+// Explainer tells what the owner of a section makes of one of its keys:
+// given the loaded section (a value of the Schema's Type) and whether the
+// key has its built-in default, it returns the value in effect (nil: the
+// loaded one) and a note on why, which config show adds to the key's
+// origin ("": nothing to add).
+type Explainer func(section any, isDefault bool) (effective any, note string)
 
 // Pair is a relation between two keys of a section (names relative to its
 // Path): Low must be at most High, or below it when Strict is set. Both keys
@@ -207,6 +218,13 @@ func withSections(sections []Schema) (*schema, error) {
 				return nil, fmt.Errorf("config section %q narrows %q, which is not one of its keys", sec.Path, name)
 			}
 			s.stricter[key] = f
+		}
+		for name, f := range sec.Explain {
+			key := sec.Key(name)
+			if _, ok := s.leaves[key]; !ok || f == nil {
+				return nil, fmt.Errorf("config section %q explains %q, which is not one of its keys", sec.Path, name)
+			}
+			s.explain[key] = f
 		}
 	}
 	s.sortKeys()

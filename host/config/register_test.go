@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -83,6 +84,9 @@ func TestSchemaDeclarationMistakesAreErrors(t *testing.T) {
 		{"narrowing no key", []Schema{{Path: "plugins.x", Type: reflect.TypeFor[one](),
 			Stricter: map[string]func(below, project any) bool{"m": func(any, any) bool { return true }}}},
 			`narrows "m", which is not one of its keys`},
+		{"explaining no key", []Schema{{Path: "plugins.x", Type: reflect.TypeFor[one](),
+			Explain: map[string]Explainer{"m": func(any, bool) (any, string) { return nil, "" }}}},
+			`explains "m", which is not one of its keys`},
 	}
 	for _, tc := range cases {
 		_, err := TreeOf(tc.s)
@@ -129,6 +133,36 @@ func TestCheckAppliesASectionsRulesWithoutLoad(t *testing.T) {
 		`config key "plugins.x.lo" must be at most plugins.x.hi (2)`)
 	wantContains(t, s.Check(sec{Lo: 0, Hi: 2, Ratio: 1}), `config key "plugins.x.lo" must be a positive integer (got 0)`)
 	wantContains(t, s.Check(struct{}{}), `holds a config_test.sec, not a struct {}`)
+}
+
+// TestExplainSaysWhatTheOwnerMakesOfAValue: an Explainer sees the loaded
+// section and whether the key is at its default; a key without one, or one
+// whose Explainer adds nothing, is the loaded value.
+func TestExplainSaysWhatTheOwnerMakesOfAValue(t *testing.T) {
+	s := spill.ConfigSchema
+	s.Explain = map[string]Explainer{"max_inline_bytes": func(v any, isDefault bool) (any, string) {
+		if c := v.(spill.Config); c.MaxInlineBytes < 1000 {
+			return 1000, fmt.Sprintf("raised to 1000 (enabled %v, default %v)", c.Enabled, isDefault)
+		}
+		return nil, ""
+	}}
+	w := newWorld(t)
+	o := w.opts()
+	o.Sections = slices.Clone(o.Sections)
+	i := slices.IndexFunc(o.Sections, func(s Schema) bool { return s.Path == spill.SectionPath })
+	o.Sections[i] = s
+	o.Set = []string{"plugins.spill.max_inline_bytes=10", "plugins.spill.enabled=true"}
+	c := w.load(o)
+	if v, note := c.Explain("plugins.spill.max_inline_bytes"); v != 1000 || note != "raised to 1000 (enabled true, default false)" {
+		t.Errorf("Explain(max_inline_bytes) = %v, %q", v, note)
+	}
+	if v, note := c.Explain("plugins.spill.keep_days"); v != 7 || note != "" {
+		t.Errorf("Explain of a key without an Explainer = %v, %q", v, note)
+	}
+	o.Set = nil
+	if v, note := w.load(o).Explain("plugins.spill.max_inline_bytes"); v != 50000 || note != "" {
+		t.Errorf("Explain of a value taken as written = %v, %q", v, note)
+	}
 }
 
 func TestGetReturnsTheLoadedSection(t *testing.T) {

@@ -53,6 +53,8 @@ type schema struct {
 	safe map[string]bool
 	// stricter holds the keys an untrusted project may only narrow.
 	stricter map[string]func(below, project any) bool
+	// explain holds the owners' Explainers, by full key.
+	explain map[string]Explainer
 	// owned maps each registered section's path to its struct type.
 	owned map[string]reflect.Type
 }
@@ -69,7 +71,7 @@ type leaf struct {
 var coreSchema = sync.OnceValue(func() *schema { return buildSchema(reflect.TypeFor[Config]()) })
 
 func buildSchema(t reflect.Type) *schema {
-	s := &schema{leaves: map[string]leaf{}, sections: map[string]bool{}, rules: map[string]Rule{}, safe: map[string]bool{}, secrets: map[string]string{}, literals: map[string][]string{}, inHome: map[string]string{}, stricter: map[string]func(below, project any) bool{}}
+	s := &schema{leaves: map[string]leaf{}, sections: map[string]bool{}, rules: map[string]Rule{}, safe: map[string]bool{}, secrets: map[string]string{}, literals: map[string][]string{}, inHome: map[string]string{}, stricter: map[string]func(below, project any) bool{}, explain: map[string]Explainer{}}
 	s.walk(t, "", nil, "")
 	s.paths = slices.Clone(pathKeys)
 	s.sortKeys()
