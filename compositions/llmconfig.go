@@ -7,6 +7,7 @@ import (
 
 	"github.com/seed-e9b4dba4/dsh/host/config"
 	"github.com/seed-e9b4dba4/dsh/host/lazyregexp"
+	"github.com/seed-e9b4dba4/dsh/host/llm"
 )
 
 // LLMPath is the llm config section: which provider serves the model and
@@ -16,28 +17,20 @@ const LLMPath = "llm"
 
 // LLMConfig is the llm section.
 type LLMConfig struct {
-	Provider            string       `mapstructure:"provider"`
-	BaseURL             string       `mapstructure:"base_url"`
-	Model               string       `mapstructure:"model"`
-	APIKey              string       `mapstructure:"api_key"`
-	APIKeyEnv           string       `mapstructure:"api_key_env"`
-	APIKeyFile          string       `mapstructure:"api_key_file"`
-	APIKeyCommand       string       `mapstructure:"api_key_command"`
-	ReasoningEffort     string       `mapstructure:"reasoning_effort"`
-	MaxTokens           int          `mapstructure:"max_tokens"`
-	StreamIdleTimeoutMs int          `mapstructure:"stream_idle_timeout_ms"`
-	RequestTimeoutMs    int          `mapstructure:"request_timeout_ms"`
-	KeepAliveLimitMs    int          `mapstructure:"keepalive_limit_ms"`
-	Retry               RetryConfig  `mapstructure:"retry"`
-	Replay              ReplayConfig `mapstructure:"replay"`
-}
-
-// RetryConfig is llm.retry.
-type RetryConfig struct {
-	MaxRetries     int     `mapstructure:"max_retries"`
-	InitialDelayMs int     `mapstructure:"initial_delay_ms"`
-	MaxDelayMs     int     `mapstructure:"max_delay_ms"`
-	Jitter         float64 `mapstructure:"jitter"`
+	Provider            string          `mapstructure:"provider"`
+	BaseURL             string          `mapstructure:"base_url"`
+	Model               string          `mapstructure:"model"`
+	APIKey              string          `mapstructure:"api_key"`
+	APIKeyEnv           string          `mapstructure:"api_key_env"`
+	APIKeyFile          string          `mapstructure:"api_key_file"`
+	APIKeyCommand       string          `mapstructure:"api_key_command"`
+	ReasoningEffort     string          `mapstructure:"reasoning_effort"`
+	MaxTokens           int             `mapstructure:"max_tokens"`
+	StreamIdleTimeoutMs int             `mapstructure:"stream_idle_timeout_ms"`
+	RequestTimeoutMs    int             `mapstructure:"request_timeout_ms"`
+	KeepAliveLimitMs    int             `mapstructure:"keepalive_limit_ms"`
+	Retry               llm.RetryConfig `mapstructure:"retry"`
+	Replay              ReplayConfig    `mapstructure:"replay"`
 }
 
 // ReplayConfig is llm.replay.

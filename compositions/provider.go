@@ -69,16 +69,6 @@ func keyEnv(c LLMConfig) string {
 	return ""
 }
 
-// retryPolicy converts llm.retry into the loop's policy.
-func retryPolicy(c RetryConfig) llm.RetryPolicy {
-	p := llm.DefaultRetryPolicy()
-	p.MaxRetries = c.MaxRetries
-	p.InitialDelay = time.Duration(c.InitialDelayMs) * time.Millisecond
-	p.MaxDelay = time.Duration(c.MaxDelayMs) * time.Millisecond
-	p.Jitter = c.Jitter
-	return p
-}
-
 // CheckCredential reports a provider that cannot send any request because
 // its key is missing or unusable (a typed *llm.Error), or nil. Providers
 // without credentials (demo, replay) always pass. Front ends call it before

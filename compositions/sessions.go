@@ -163,7 +163,7 @@ func (r *Runtime) agentOptions(live *session.Live, resumed bool) agent.Options {
 		ReasoningEffort:      r.settings.llm.ReasoningEffort,
 		MaxTokens:            r.settings.llm.MaxTokens,
 		MaxParallelToolCalls: r.settings.agent.MaxParallelToolCalls,
-		Retry:                retryPolicy(r.settings.llm.Retry),
+		Retry:                r.settings.llm.Retry.Policy(),
 		Compaction:           r.settings.compaction,
 		Resumed:              resumed,
 		Mode:                 func() string { return string(r.Permissions.Mode(id)) },

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/seed-e9b4dba4/dsh/host/config"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 )
 
@@ -27,17 +28,41 @@ type RetryPolicy struct {
 	Jitter float64
 }
 
-// DefaultRetryPolicy is five retries of transient failures (not UNREACHABLE:
-// a refused connection or unknown host stays refused) with 500 ms → 10 s
-// exponential backoff and 10% jitter.
-func DefaultRetryPolicy() RetryPolicy {
+// RetryConfig is the llm.retry config section: a RetryPolicy's numbers as
+// a user writes them. The composition declares the llm section around it
+// (with the rules of these keys); configs/default.yaml holds their
+// defaults, which DefaultRetryPolicy takes.
+type RetryConfig struct {
+	MaxRetries     int     `mapstructure:"max_retries"`
+	InitialDelayMs int     `mapstructure:"initial_delay_ms"`
+	MaxDelayMs     int     `mapstructure:"max_delay_ms"`
+	Jitter         float64 `mapstructure:"jitter"`
+}
+
+// RetryPath is the config path of RetryConfig.
+const RetryPath = "llm.retry"
+
+// Policy is the policy retrying transient failures (not UNREACHABLE: a
+// refused connection or unknown host stays refused) with c's numbers.
+func (c RetryConfig) Policy() RetryPolicy {
 	return RetryPolicy{
-		MaxRetries:   5,
+		MaxRetries:   c.MaxRetries,
 		Codes:        []string{CodeEmptyResponse, CodeRateLimit, CodeServer, CodeTimeout, CodeTransport},
-		InitialDelay: 500 * time.Millisecond,
-		MaxDelay:     10 * time.Second,
-		Jitter:       0.1,
+		InitialDelay: time.Duration(c.InitialDelayMs) * time.Millisecond,
+		MaxDelay:     time.Duration(c.MaxDelayMs) * time.Millisecond,
+		Jitter:       c.Jitter,
 	}
+}
+
+// DefaultRetryPolicy is the Policy of llm.retry's built-in defaults in
+// configs/default.yaml (exponential backoff with jitter). The package's
+// tests rule out the panic.
+func DefaultRetryPolicy() RetryPolicy {
+	var c RetryConfig
+	if err := config.SchemaOf[RetryConfig](RetryPath, nil).DecodeDefaults(&c); err != nil {
+		panic(err)
+	}
+	return c.Policy()
 }
 
 // Validate reports a policy that cannot be executed, naming the field.

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,8 @@ import (
 
 func fixed(v float64) func() float64 { return func() float64 { return v } }
 
+// TestDefaultRetryPolicyMatchesSpec pins the spec's policy, which
+// DefaultRetryPolicy reads from configs/default.yaml's llm.retry.
 func TestDefaultRetryPolicyMatchesSpec(t *testing.T) {
 	p := DefaultRetryPolicy()
 	if p.MaxRetries != 5 || p.InitialDelay != 500*time.Millisecond || p.MaxDelay != 10*time.Second || p.Jitter != 0.1 {
@@ -21,6 +24,15 @@ func TestDefaultRetryPolicyMatchesSpec(t *testing.T) {
 	}
 	if err := p.Validate(); err != nil {
 		t.Fatalf("default policy invalid: %v", err)
+	}
+}
+
+func TestRetryConfigPolicyTakesItsNumbers(t *testing.T) {
+	p := RetryConfig{MaxRetries: 2, InitialDelayMs: 250, MaxDelayMs: 4000, Jitter: 0.5}.Policy()
+	want := DefaultRetryPolicy()
+	want.MaxRetries, want.InitialDelay, want.MaxDelay, want.Jitter = 2, 250*time.Millisecond, 4*time.Second, 0.5
+	if !reflect.DeepEqual(p, want) {
+		t.Fatalf("Policy() = %+v, want %+v", p, want)
 	}
 }
 
