@@ -4,13 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
-
-	"go.yaml.in/yaml/v3"
-
-	"github.com/seed-e9b4dba4/dsh/configs"
 )
 
 type shownJSON struct {
@@ -353,48 +348,5 @@ func TestConfigShowReportsTheOpenAIProvidersKeyVariableAndModel(t *testing.T) {
 	}
 	if _, o, _ := j.get("llm.model"); o != "default" {
 		t.Errorf("llm.model origin for deepseek = %s", o)
-	}
-}
-
-// TestConfigShowListsExactlyTheDefaultFileKeys checks dsh config show
-// against configs/default.yaml, where every key of the one key tree (the
-// built-in sections and those of compositions.ConfigSections) has its
-// default and doc: the same keys (but mcp.servers), each from the defaults
-// when nothing else sets it.
-func TestConfigShowListsExactlyTheDefaultFileKeys(t *testing.T) {
-	var doc map[string]any
-	if err := yaml.Unmarshal(configs.Default(), &doc); err != nil {
-		t.Fatal(err)
-	}
-	var want []string
-	var flatten func(prefix string, m map[string]any)
-	flatten = func(prefix string, m map[string]any) {
-		for k, v := range m {
-			if prefix != "" {
-				k = prefix + "." + k
-			}
-			switch sub, ok := v.(map[string]any); {
-			case k == "mcp.servers":
-				// A map of entries, which dsh mcp list shows.
-			case ok:
-				flatten(k, sub)
-			default:
-				want = append(want, k)
-			}
-		}
-	}
-	flatten("", doc)
-	s := newSandbox(t)
-	var got []string
-	for _, st := range s.showJSON().Settings {
-		got = append(got, st.Key)
-		if st.Origin != "default" && st.Key != "home" {
-			t.Errorf("%s comes from %q, want default", st.Key, st.Origin)
-		}
-	}
-	slices.Sort(want)
-	slices.Sort(got)
-	if !slices.Equal(got, want) {
-		t.Errorf("config show keys differ from configs/default.yaml:\n show: %v\n file: %v", got, want)
 	}
 }

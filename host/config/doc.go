@@ -14,7 +14,11 @@
 // through Options.Sections (cmd/dsh passes compositions.ConfigSections). The loader then checks those keys in every
 // layer like its own, so the owner decodes its section with Section and
 // validates nothing again. configs/default.yaml holds every key's default and
-// one-line doc; tests check it against the whole tree.
+// one-line doc; tests check it against the whole tree. Reference joins the
+// two (default, doc, variable, what an untrusted project may do, secret)
+// for the README's configuration tables, which cmd/dsh's tests generate
+// and check, and a Schema's Explain says what its owner makes of a loaded
+// value, which config show prints (Config.Explain).
 //
 // Invariants: every key in any layer exists in the key tree (dsh's embedded
 // defaults and profiles may also carry sections a Load did not register;
