@@ -534,16 +534,23 @@ func insertDocsSQL(t tables, n int) string {
 		strings.Repeat(`, (?, ?, ?, ?, ?, ?, ?)`, n-1)
 }
 
-// applyFTS runs the queued FTS operations, deletions first.
+// applyFTS runs the queued FTS operations: deletions first, then
+// insertions, each in rowid order. FTS5 flushes its in-memory index to a
+// new segment whenever a write's rowid is below the previous one's, and a
+// session's rowids do not follow its documents' order (see docBits):
+// written as they come, nearly every other document of a build started a
+// segment, and merging them was a third of the build.
 func (w *txWriter) applyFTS(ctx context.Context) error {
-	slices.SortStableFunc(w.ops, func(a, b ftsOp) int {
+	slices.SortFunc(w.ops, func(a, b ftsOp) int {
 		switch {
-		case a.del == b.del:
-			return 0
-		case a.del:
+		case a.del != b.del && a.del:
 			return -1
+		case a.del != b.del:
+			return 1
+		case a.fts != b.fts:
+			return strings.Compare(a.fts, b.fts)
 		}
-		return 1
+		return cmpInt(a.id, b.id)
 	})
 	for _, op := range w.ops {
 		q := `INSERT INTO ` + op.fts + `(rowid, text) VALUES (?, ?)`
