@@ -37,6 +37,21 @@
 // ASCII and CJK text it also finds the first match itself, as unicode61
 // would (FirstMatch), and says when it cannot.
 //
+// Tokens splits a text into the tokens the index's tokenizer, unicode61
+// remove_diacritics 2, makes of it: the same tokens in the same order, each
+// with the term FTS5 stores (folded, cut to MaxTokenBytes) and the byte
+// range it was read from. It must equal FTS5 exactly, because bm25 ranks by
+// counts of FTS5's tokens: a phrase's instances or a document's length
+// counted in Go any other way would rank differently from the index. So
+// the behaviour of each character is not ported by hand but learnt from
+// SQLite: tables.go is generated ("go generate", after every upgrade of
+// modernc.org/sqlite) by internal/gentables, which asks FTS5 about every
+// code point, and the tests compare Tokens with FTS5 on every code point
+// and on random text. FTS5's character tables are older than current
+// Unicode, so Tokens is not unicode.IsLetter: U+1F600 😀 is a separator,
+// while a code point FTS5's tables do not know, like U+1F3F3 🏳, is a
+// letter.
+//
 // The package is pure (no state, no I/O); host/sessionquery/searchindex calls it for
 // every document it indexes and every query it runs.
 package searchtext
