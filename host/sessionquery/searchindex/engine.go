@@ -50,6 +50,10 @@ type Index struct {
 	forceFull   bool  // the running reconciliation lists everything (Verify)
 	private     bool  // a rebuild's new file, which no other process knows (see buildBeside)
 	ranked      *rankedSessions
+	tracked     *trackedTerms // the tracked vocabulary as last read
+	bulk        *bulkTerms    // set when the index was empty at open
+	trackMin    int64         // defaultTrackMin; tests lower it
+	ftsOnly     bool          // tests: rank every query with FTS5 (the oracle of the summaries)
 }
 
 // liveRow is what the overlay holds for one live session.
@@ -88,7 +92,7 @@ func New(cfg Config, svc *sessionquery.Service, opts Options) (*Index, error) {
 	if notice == nil {
 		notice = func(msg string) { log.Warn(msg) }
 	}
-	return &Index{cfg: cfg, svc: svc, log: log, notice: notice, ready: make(chan struct{}), live: map[string]liveRow{}}, nil
+	return &Index{cfg: cfg, svc: svc, log: log, notice: notice, ready: make(chan struct{}), live: map[string]liveRow{}, trackMin: defaultTrackMin}, nil
 }
 
 // Config returns the validated configuration.
@@ -139,6 +143,13 @@ func (ix *Index) loadGeneration(ctx context.Context) error {
 	}
 	ix.dbGen = gen
 	ix.nextLocal = gen
+	var indexed bool
+	if err := ix.db.conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM persisted_sessions)`).Scan(&indexed); err != nil {
+		return openFailed(err)
+	}
+	if !indexed {
+		ix.bulk = newBulkTerms(ix.trackMin)
+	}
 	return nil
 }
 
@@ -213,6 +224,7 @@ func (ix *Index) resetMemory() {
 	ix.bindingID = 0
 	ix.listed = false
 	ix.memGen++
+	ix.tracked, ix.bulk = nil, nil
 }
 
 // discard drops the connection after a failure that suggests the file is

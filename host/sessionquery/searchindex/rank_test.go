@@ -137,7 +137,7 @@ func TestAFirstPageResolvesOnlyWhatItShows(t *testing.T) {
 	if len(p.Items) != 5 || p.NextCursor == nil {
 		t.Fatalf("first page has %d items, cursor %v", len(p.Items), p.NextCursor)
 	}
-	r := f.ix.ranked.persisted
+	r := f.ix.ranked.persisted.(*persistedRanking)
 	if len(r.winners) != 140 || r.next >= len(r.winners) {
 		t.Fatalf("resolved %d of %d winners for a page of 5", r.next, len(r.winners))
 	}

@@ -261,8 +261,11 @@ func (ix *Index) inspect(ctx context.Context, b sessionquery.Binding, listed ses
 	} else if docs, err = sessionquery.BuildDocuments(id, events); err != nil {
 		return ix.unreadable(b, listed, base, err), false, nil
 	}
-	return persistedChange{header: h.Clone(), revision: listed.Revision, base: base, events: len(events), docs: prepareDocs(docs),
-		cat: cat, path: listed.Path, dir: ix.workspaceOf(b, listed.Path), extent: extent}, false, nil
+	rows := prepareDocs(docs)
+	terms := summarize(rows)
+	ix.bulk.addSession(terms)
+	return persistedChange{header: h.Clone(), revision: listed.Revision, base: base, events: len(events), docs: rows,
+		terms: terms, cat: cat, path: listed.Path, dir: ix.workspaceOf(b, listed.Path), extent: extent}, false, nil
 }
 
 // unreadable catalogues a log that cannot be read (corrupt, not a regular

@@ -4,11 +4,12 @@ package searchindex
 // package's own schema version (we are not file-compatible with upstream),
 // bumped whenever the schema below or what it stores changes (2: text is
 // capped per event, see maxDocBytes; 3: rowids stable under append, see
-// docBits, and each session's log extent). A file of ours at any other
-// version is reset in place and rebuilt from the logs.
+// docBits, and each session's log extent; 4: the term summaries, see
+// terms.go). A file of ours at any other version is reset in place and
+// rebuilt from the logs.
 const (
 	applicationID = 0x44534851
-	schemaVersion = 3
+	schemaVersion = 4
 )
 
 // textForm names how documents are turned into indexed text (tokenizer
@@ -63,6 +64,8 @@ var recognizedTables = []string{
 	"pending_sessions",
 	"open_writers",
 	"workspace_dirs",
+	"tracked_terms",
+	"term_sessions",
 	"persisted_fts",
 	"persisted_fts_data",
 	"persisted_fts_idx",
@@ -81,7 +84,8 @@ CREATE TABLE IF NOT EXISTS search_state(
 	feed_source TEXT,
 	feed_cursor INTEGER,
 	feed_boot TEXT,
-	text_form INTEGER NOT NULL
+	text_form INTEGER NOT NULL,
+	terms_version INTEGER NOT NULL DEFAULT 0
 ) STRICT;
 
 CREATE TABLE IF NOT EXISTS persisted_sessions(
@@ -132,6 +136,19 @@ CREATE TABLE IF NOT EXISTS workspace_dirs(
 	name TEXT PRIMARY KEY,
 	mtime INTEGER NOT NULL
 ) STRICT, WITHOUT ROWID;
+-- The term summaries (terms.go): the tracked terms, and per tracked term
+-- and block of session keys the encoded entries of those sessions, keyed
+-- by term_id << 32 | block (a rowid table keeps a block of up to about
+-- 4 KiB in its leaf, where a WITHOUT ROWID one spills a fraction of a
+-- page to overflow).
+CREATE TABLE IF NOT EXISTS tracked_terms(
+	term_id INTEGER PRIMARY KEY,
+	term TEXT NOT NULL UNIQUE
+) STRICT;
+CREATE TABLE IF NOT EXISTS term_sessions(
+	id INTEGER PRIMARY KEY,
+	entries BLOB NOT NULL
+) STRICT;
 `
 
 // catalogColumns are what every listing shows of a session, kept beside
@@ -182,6 +199,8 @@ CREATE TEMP TABLE IF NOT EXISTS live_docs(
 CREATE VIRTUAL TABLE IF NOT EXISTS temp.live_fts USING fts5(
 	text, content='live_docs', content_rowid='doc_id', tokenize='` + tokenizer + `'
 );
+CREATE VIRTUAL TABLE IF NOT EXISTS temp.persisted_vocab_row USING fts5vocab(main, persisted_fts, 'row');
+CREATE VIRTUAL TABLE IF NOT EXISTS temp.persisted_vocab_instance USING fts5vocab(main, persisted_fts, 'instance');
 CREATE TEMP TABLE IF NOT EXISTS probe_windows(
 	id INTEGER PRIMARY KEY,
 	text TEXT NOT NULL

@@ -28,6 +28,19 @@ func (ix *Index) SearchSessions(ctx context.Context, req sessionquery.SessionSea
 	if err != nil {
 		return sessionquery.SessionSearchPage{}, err
 	}
+	if b.Persistence != nil && len(r.eventFilters) == 0 {
+		if err := ix.promoteQueryTerms(ctx, quoteFTS(r.query)); err != nil {
+			if ctx.Err() != nil {
+				return sessionquery.SessionSearchPage{}, aborted(ctx)
+			}
+			if isCorruption(err) {
+				return sessionquery.SessionSearchPage{}, ix.queryFailed(err)
+			}
+			// Tracking a term only makes later searches cheaper: this one
+			// is answered by FTS5 alone.
+			ix.log.Warn("session-search: cannot track a common term", "err", err)
+		}
+	}
 	if err := checkCtx(ctx); err != nil {
 		return sessionquery.SessionSearchPage{}, err
 	}
@@ -256,8 +269,8 @@ type rankKey struct{ fingerprint, generation string }
 // model-facing session_search reads up to five pages in a row).
 type rankedSessions struct {
 	key       rankKey
-	live      []candidate       // every matching live session's strongest
-	persisted *persistedRanking // nil when persistence is not visible
+	live      []candidate    // every matching live session's strongest
+	persisted sessionRanking // nil when persistence is not visible
 	merged    []candidate
 	// exact is how many leading entries of merged are the true ranking:
 	// all of them when every persisted winner was resolved (complete),
@@ -281,26 +294,9 @@ func (ix *Index) rankSessions(ctx context.Context, tx querier, key rankKey, matc
 	ix.ranked = nil
 	if k == nil || k.key != key {
 		k = &rankedSessions{key: key}
-		var persistedHits *int64
-		if persistedVisible {
-			var err error
-			if k.persisted, err = rankPersisted(ctx, tx, match, sp, ep); err != nil {
-				return nil, err
-			}
-			if ep.count() == 0 {
-				// Every persisted match was streamed: the live scores'
-				// rescaling needs no count of its own.
-				persistedHits = &k.persisted.matches
-			}
-		}
-		live, liveStats, err := liveMatches(ctx, tx, match, sp, ep, persistedVisible, 0)
-		if err != nil {
+		if err := k.rank(ctx, tx, match, sp, ep, persistedVisible, ix.ftsOnly); err != nil {
 			return nil, err
 		}
-		if err := onPersistedScale(ctx, tx, match, live, liveStats, persistedHits); err != nil {
-			return nil, err
-		}
-		k.live = bestPerSession(live)
 	}
 	k.merged, k.exact, k.complete = k.live, 0, true
 	if k.persisted != nil {
@@ -314,4 +310,60 @@ func (ix *Index) rankSessions(ctx context.Context, tx querier, key rankKey, matc
 	}
 	ix.ranked = k
 	return k.merged, nil
+}
+
+// sessionRanking is the persisted sessions matching a query, strongest
+// first, made exact as far as the pages asked for need: by FTS5 over
+// every match (persistedRanking) or from the term summaries
+// (impactRanking).
+type sessionRanking interface {
+	// top returns the n strongest sessions (all of them, with all true,
+	// once every one is known), each with its strongest document.
+	top(ctx context.Context, q querier, n int) (out []candidate, all bool, err error)
+}
+
+// rank ranks the query's persisted sessions and scores its live ones on
+// the same scale.
+func (k *rankedSessions) rank(ctx context.Context, tx querier, match string, sp, ep predicates, persistedVisible, ftsOnly bool) error {
+	var plan *impactPlan
+	if persistedVisible && ep.count() == 0 && !ftsOnly {
+		var err error
+		if plan, err = planImpact(ctx, tx, match); err != nil {
+			return err
+		}
+	}
+	var persistedHits *int64
+	switch {
+	case plan != nil:
+		r, err := plan.rankImpact(ctx, tx, match, sp)
+		if err != nil {
+			return err
+		}
+		k.persisted = r
+	case persistedVisible:
+		r, err := rankPersisted(ctx, tx, match, sp, ep)
+		if err != nil {
+			return err
+		}
+		k.persisted = r
+		if ep.count() == 0 {
+			// Every persisted match was streamed: the live scores'
+			// rescaling needs no count of its own.
+			persistedHits = &r.matches
+		}
+	}
+	live, liveStats, err := liveMatches(ctx, tx, match, sp, ep, persistedVisible, 0)
+	if err != nil {
+		return err
+	}
+	if plan != nil {
+		err = plan.scoreLive(ctx, tx, live)
+	} else {
+		err = onPersistedScale(ctx, tx, match, live, liveStats, persistedHits)
+	}
+	if err != nil {
+		return err
+	}
+	k.live = bestPerSession(live)
+	return nil
 }

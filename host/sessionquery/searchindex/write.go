@@ -24,9 +24,10 @@ type persistedChange struct {
 	events   int
 	docs     []docRow
 	cat      catalogEntry
-	path     string // the log's location in the backend ("" without files)
-	dir      string // its workspace directory ("" without files)
-	extent   []byte // what the read consumed (store.Extent); nil: not appendable
+	path     string        // the log's location in the backend ("" without files)
+	dir      string        // its workspace directory ("" without files)
+	extent   []byte        // what the read consumed (store.Extent); nil: not appendable
+	terms    *sessionTerms // the documents' term entries (nil: summarized by the writer)
 }
 
 // appendChange is what was appended to an indexed log, read on its own
@@ -173,6 +174,13 @@ func (ix *Index) commit(ctx context.Context, b *batch) (commitResult, error) {
 func (ix *Index) writeBatch(ctx context.Context, b *batch, res *commitResult) error {
 	w := newTxWriter(ix.db)
 	c := ix.db.conn
+	if len(b.upserts) > 0 || len(b.appends) > 0 || len(b.deletes) > 0 {
+		tt, err := ix.termTx(ctx)
+		if err != nil {
+			return err
+		}
+		w.terms = tt
+	}
 	if b.feed != nil {
 		r, err := c.ExecContext(ctx, `UPDATE search_state SET feed_source = ?, feed_cursor = ?, feed_boot = ?
 			WHERE singleton = 1 AND feed_source IS ? AND feed_cursor IS ?`,
@@ -252,7 +260,22 @@ func (ix *Index) writeBatch(ctx context.Context, b *batch, res *commitResult) er
 	if err := ix.writeLive(ctx, w, b, res, gen); err != nil {
 		return err
 	}
-	return w.applyFTS(ctx)
+	if w.terms != nil {
+		if err := w.terms.flush(ctx); err != nil {
+			return err
+		}
+	}
+	if err := w.applyFTS(ctx); err != nil {
+		return err
+	}
+	if w.terms != nil {
+		for _, term := range w.terms.bulk.take() {
+			if err := promoteTerm(ctx, c, term); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func (ix *Index) writeLive(ctx context.Context, w *txWriter, b *batch, res *commitResult, mainGen int64) error {
@@ -262,7 +285,7 @@ func (ix *Index) writeLive(ctx context.Context, w *txWriter, b *batch, res *comm
 	c := ix.db.conn
 	for _, id := range b.liveDel {
 		if row, ok := ix.live[id]; ok {
-			if err := w.removeDocs(ctx, liveTables, row.key); err != nil {
+			if err := w.removeDocs(ctx, liveTables, row.key, nil); err != nil {
 				return err
 			}
 		}
@@ -284,7 +307,7 @@ func (ix *Index) writeLive(ctx context.Context, w *txWriter, b *batch, res *comm
 		// of a rowid, see docBits) are only spent on new live sessions.
 		var rowKey int64
 		if old, ok := ix.live[l.header.ID]; ok {
-			if err := w.removeDocs(ctx, liveTables, old.key); err != nil {
+			if err := w.removeDocs(ctx, liveTables, old.key, nil); err != nil {
 				return err
 			}
 			if _, err := c.ExecContext(ctx, `DELETE FROM live_sessions WHERE session_key = ?`, old.key); err != nil {
@@ -333,10 +356,12 @@ var (
 // row is written first, and the FTS operations, all single-row statements,
 // are queued and applied last: each transaction flushes once, at COMMIT.
 type txWriter struct {
-	c    *sql.Conn
-	db   *database
-	ops  []ftsOp
-	args []any
+	c       *sql.Conn
+	db      *database
+	ops     []ftsOp
+	args    []any
+	terms   *termTx // nil when the transaction writes no persisted documents
+	scratch termScratch
 }
 
 // ftsOp is one queued change to an FTS5 index. text is the indexed form:
@@ -406,7 +431,7 @@ func (w *txWriter) upsertPersisted(ctx context.Context, u persistedChange, gen i
 		if current != u.base {
 			return false, nil
 		}
-		if err := w.removeDocs(ctx, persistedTables, key); err != nil {
+		if err := w.removePersistedDocs(ctx, key); err != nil {
 			return false, err
 		}
 		args := append([]any{h.Version, h.CreatedAt, h.Cwd, h.ParentSession, h.SeedLength, h.DelegationDepth, h.AgentPreset,
@@ -422,7 +447,12 @@ func (w *txWriter) upsertPersisted(ctx context.Context, u persistedChange, gen i
 	if err := w.addDocs(ctx, persistedTables, key, u.docs); err != nil {
 		return false, fmt.Errorf("session %s: %w", h.ID, err)
 	}
-	return true, nil
+	terms := u.terms
+	if terms == nil {
+		terms = summarize(u.docs)
+		w.terms.bulk.addSession(terms)
+	}
+	return true, w.terms.addSession(ctx, key, terms)
 }
 
 // appendPersisted inserts the documents of events appended to an indexed
@@ -450,7 +480,9 @@ func (w *txWriter) appendPersisted(ctx context.Context, a appendChange, gen int6
 	if err := w.addDocs(ctx, persistedTables, a.key, a.docs); err != nil {
 		return false, fmt.Errorf("session %s: %w", a.id, err)
 	}
-	return true, nil
+	terms := summarize(a.docs)
+	w.terms.bulk.addSession(terms)
+	return true, w.terms.addSession(ctx, a.key, terms)
 }
 
 func (w *txWriter) deletePersisted(ctx context.Context, id string) error {
@@ -462,16 +494,27 @@ func (w *txWriter) deletePersisted(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	if err := w.removeDocs(ctx, persistedTables, key); err != nil {
+	if err := w.removePersistedDocs(ctx, key); err != nil {
 		return err
 	}
 	_, err = w.c.ExecContext(ctx, `DELETE FROM persisted_sessions WHERE session_key = ?`, key)
 	return err
 }
 
+// removePersistedDocs removes one persisted session's documents and its
+// entries in the term summaries.
+func (w *txWriter) removePersistedDocs(ctx context.Context, key int64) error {
+	terms := map[string]int32{}
+	if err := w.removeDocs(ctx, persistedTables, key, terms); err != nil {
+		return err
+	}
+	return w.terms.removeSession(ctx, key, terms)
+}
+
 // removeDocs deletes one session's content rows and queues their removal
-// from the FTS index.
-func (w *txWriter) removeDocs(ctx context.Context, t tables, key int64) error {
+// from the FTS index. terms, when not nil, receives how many of the
+// removed documents hold each term.
+func (w *txWriter) removeDocs(ctx context.Context, t tables, key int64, terms map[string]int32) error {
 	lo, hi := key<<docBits, key<<docBits|docMask
 	rows, err := w.c.QueryContext(ctx, `SELECT doc_id, text FROM `+t.docs+` WHERE doc_id BETWEEN ? AND ?`, lo, hi)
 	if err != nil {
@@ -488,6 +531,9 @@ func (w *txWriter) removeDocs(ctx context.Context, t tables, key int64) error {
 		// give the same form again.
 		op.text = searchtext.Segment(text).Text
 		w.ops = append(w.ops, op)
+		if terms != nil {
+			removedTerms(op.text, &w.scratch, terms)
+		}
 	}
 	if err := rows.Close(); err != nil {
 		return err

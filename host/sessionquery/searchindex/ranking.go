@@ -1,0 +1,474 @@
+package searchindex
+
+import (
+	"cmp"
+	"container/heap"
+	"context"
+	"database/sql"
+	"errors"
+	"math"
+	"slices"
+
+	"github.com/seed-e9b4dba4/dsh/host/searchtext"
+)
+
+// Ranking from the term summaries.
+//
+// FTS5 scores every document that matches a query, and for bm25 it also
+// counts them all first (for the phrases' idf) and reads every one's
+// length: a query of common terms costs a pass over hundreds of
+// thousands of documents. A query whose every phrase is made of tracked
+// terms only (see trackMin), or mixes such phrases with rare ones, is
+// ranked here instead, by the same bm25 computed the same way:
+//
+//   - each session gets an upper bound of its best document's score: for a
+//     phrase of tracked terms, its idf times the weakest of its terms'
+//     best frontier points (a document holding the phrase f times holds
+//     each of its terms at least f times, and its length is its own); for
+//     a rare phrase, FTS5's own scores of its few matches;
+//   - sessions are taken by decreasing bound and their best document found
+//     exactly: the query's matches within the session (FTS5, restricted
+//     to the session's rowids) are tokenized here and scored, exactly as
+//     FTS5 would. A one-term query needs no such step: the best frontier
+//     point is the session's best document;
+//   - this stops once as many sessions as the pages asked for are exact
+//     and the next bound is below the last of them, so every session not
+//     looked at ranks after them.
+//
+// A query of one phrase is ranked by bm25 without the idf factor: every
+// document shares that phrase's idf, so the order is the same and the
+// phrase's documents need not be counted. A query of several phrases (a
+// camel-case identifier, see quoteFTS) needs each phrase's idf: the
+// document frequency of a single tracked term is the sum of its
+// summaries' document counts, of a rare phrase the number of its matches,
+// and of a phrase of several tracked terms an FTS5 count.
+
+// impactPlan is how a sessions query is ranked from the summaries.
+type impactPlan struct {
+	phrases []impactPhrase
+	avgdl   float64
+	rows    int64
+}
+
+// impactPhrase is one phrase of the query.
+type impactPhrase struct {
+	match  string   // the quoted FTS5 phrase
+	tokens []string // its tokens, as the index holds them
+	ids    []int64  // their tracked term ids (nil: a rare phrase)
+	idf    float64
+}
+
+// planImpact decides whether match is ranked from the summaries; nil
+// means FTS5 ranks it (no phrase is made of tracked terms only, or the
+// persisted table is empty).
+func planImpact(ctx context.Context, q querier, match string) (*impactPlan, error) {
+	quoted, forms := matchPhrases(match), phraseForms(match)
+	p := &impactPlan{}
+	tracked := false
+	for i, form := range forms {
+		ph := impactPhrase{match: quoted[i], tokens: phraseTokens(form), idf: 1}
+		if len(ph.tokens) == 0 {
+			return nil, nil
+		}
+		ids := make([]int64, len(ph.tokens))
+		all := true
+		for k, t := range ph.tokens {
+			err := q.QueryRowContext(ctx, `SELECT term_id FROM tracked_terms WHERE term = ?`, t).Scan(&ids[k])
+			if errors.Is(err, sql.ErrNoRows) {
+				all = false
+				break
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		if all {
+			ph.ids, tracked = ids, true
+		}
+		p.phrases = append(p.phrases, ph)
+	}
+	if !tracked {
+		return nil, nil
+	}
+	rows, tokens, err := tableTotals(ctx, q, "persisted_fts_data")
+	if err != nil || rows == 0 {
+		return nil, err
+	}
+	p.rows, p.avgdl = rows, float64(tokens)/float64(rows)
+	return p, nil
+}
+
+// x is bm25's frequency-and-length factor, written operation for
+// operation as FTS5 computes it (fts5_aux.c), so that scores computed
+// here equal FTS5's to the last bit.
+func (p *impactPlan) x(freq, tokens int32) float64 {
+	k1, b := 1.2, 0.75
+	f, d := float64(freq), float64(tokens)
+	return float64(f*(k1+1.0)) / float64(f+float64(k1*(1-b+float64(b*d)/p.avgdl)))
+}
+
+// score is a document's bm25 (lower is better) given each phrase's
+// frequency in it.
+func (p *impactPlan) score(freqs []int32, tokens int32) float64 {
+	s := 0.0
+	for i, ph := range p.phrases {
+		s += float64(ph.idf * p.x(freqs[i], tokens))
+	}
+	return -1.0 * s
+}
+
+// idfOf is bm25's idf for a phrase held by df of the persisted documents.
+func (p *impactPlan) idfOf(df int64) float64 {
+	return bm25Stats{rows: p.rows, hits: df}.idf()
+}
+
+// scoreText scores one document from its stored text.
+func (p *impactPlan) scoreText(text string, sc *termScratch, freqs []int32) (float64, int32) {
+	sc.toks = searchtext.Tokens(sc.toks[:0], searchtext.Segment(text).Text)
+	for i, ph := range p.phrases {
+		freqs[i] = countPhrase(sc.toks, ph.tokens)
+	}
+	return p.score(freqs, int32(len(sc.toks))), int32(len(sc.toks))
+}
+
+// sessionBound is one candidate session of an impact ranking.
+type sessionBound struct {
+	key   int64
+	bound float64 // no document of the session scores below it
+	exact bool    // best is the session's best document
+	best  winner  // when exact; docID 0 when the session has no match
+}
+
+// impactRanking is the persisted sessions of a query ranked from the
+// summaries, made exact only as far as the pages asked for so far need.
+type impactRanking struct {
+	plan   *impactPlan
+	match  string
+	cands  boundHeap // the sessions not made exact yet, strongest bound first
+	exact  []winner  // the best documents of the sessions made exact that match, strongest first
+	scr    termScratch
+	freqs  []int32
+	winSet map[int64]candidate // resolved winners, by document
+	sp     predicates
+}
+
+// rankImpact computes every candidate session's bound; nothing is made
+// exact yet. sp are the session predicates, applied here so that only
+// sessions that may be shown are looked at.
+func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp predicates) (*impactRanking, error) {
+	allowed, err := allowedSessions(ctx, q, sp)
+	if err != nil {
+		return nil, err
+	}
+	bounds := map[int64]*sessionBound{}
+	single := len(p.phrases) == 1 && len(p.phrases[0].ids) == 1
+	contribs := make([]map[int64]float64, len(p.phrases))
+	for i := range p.phrases {
+		ph := &p.phrases[i]
+		var c map[int64]float64
+		var df int64
+		var err error
+		if ph.ids != nil {
+			c, df, err = p.trackedBounds(ctx, q, ph, allowed, single, bounds)
+		} else {
+			c, df, err = rareBounds(ctx, q, ph.match, allowed)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(p.phrases) > 1 && ph.ids != nil {
+			if len(ph.ids) > 1 {
+				if err := q.QueryRowContext(ctx, `SELECT count(*) FROM persisted_fts WHERE persisted_fts MATCH ?`, ph.match).Scan(&df); err != nil {
+					return nil, err
+				}
+			}
+			ph.idf = p.idfOf(df)
+		}
+		if ph.ids == nil {
+			// FTS5's score of a rare phrase's match is its idf times x.
+			ph.idf = p.idfOf(df)
+		} else {
+			for key, x := range c {
+				c[key] = float64(ph.idf * x)
+			}
+		}
+		contribs[i] = c
+	}
+	r := &impactRanking{plan: p, match: match, freqs: make([]int32, len(p.phrases)), sp: sp, winSet: map[int64]candidate{}}
+	if single {
+		for _, b := range bounds {
+			r.cands = append(r.cands, *b)
+		}
+	} else {
+		sum := map[int64]float64{}
+		for _, c := range contribs {
+			for key, v := range c {
+				sum[key] += v
+			}
+		}
+		for key, s := range sum {
+			r.cands = append(r.cands, sessionBound{key: key, bound: -1.0 * s})
+		}
+	}
+	heap.Init(&r.cands)
+	return r, nil
+}
+
+// boundHeap orders candidate sessions by bound (then key): only the
+// strongest few of thousands are usually taken.
+type boundHeap []sessionBound
+
+func (h boundHeap) Len() int { return len(h) }
+func (h boundHeap) Less(i, j int) bool {
+	return h[i].bound < h[j].bound || h[i].bound == h[j].bound && h[i].key < h[j].key
+}
+func (h boundHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *boundHeap) Push(x any)   { *h = append(*h, x.(sessionBound)) }
+func (h *boundHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// allowedSessions returns the persisted session keys sp admits that are
+// not live here, or nil when that is every session.
+func allowedSessions(ctx context.Context, q querier, sp predicates) (map[int64]bool, error) {
+	var live int
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM live_sessions`).Scan(&live); err != nil {
+		return nil, err
+	}
+	if sp.count() == 0 && live == 0 {
+		return nil, nil
+	}
+	rows, err := q.QueryContext(ctx, `SELECT session_key FROM (SELECT session_key, session_id, cwd, created_at, parent_session,
+		0 AS live, 1 AS persisted FROM persisted_sessions) WHERE session_id NOT IN (SELECT session_id FROM live_sessions)`+sp.where(), sp.args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64]bool{}
+	for rows.Next() {
+		var key int64
+		if err := rows.Scan(&key); err != nil {
+			return nil, err
+		}
+		out[key] = true
+	}
+	return out, rows.Err()
+}
+
+// trackedBounds reads the summaries of a phrase of tracked terms and
+// returns, per session holding all of them, the largest x its best
+// document can have, and the phrase's document frequency when it is one
+// term. For a one-phrase, one-term query it also fills bounds with each
+// session's exact best document.
+func (p *impactPlan) trackedBounds(ctx context.Context, q querier, ph *impactPhrase, allowed map[int64]bool, single bool,
+	bounds map[int64]*sessionBound) (map[int64]float64, int64, error) {
+	var out map[int64]float64
+	var df int64
+	var scratch []termPoint
+	for k, id := range ph.ids {
+		if slices.Contains(ph.ids[:k], id) {
+			continue
+		}
+		cur := map[int64]float64{}
+		rows, err := q.QueryContext(ctx, `SELECT entries FROM term_sessions WHERE id BETWEEN ? AND ?`, id<<32, id<<32|(1<<32-1))
+		if err != nil {
+			return nil, 0, err
+		}
+		for rows.Next() {
+			var buf []byte
+			if err := rows.Scan(&buf); err != nil {
+				rows.Close()
+				return nil, 0, err
+			}
+			scratch, err = decodeBlock(buf, scratch, func(key int64, docs int32, points []termPoint) {
+				if k == 0 {
+					df += int64(docs)
+				}
+				if allowed != nil && !allowed[key] {
+					return
+				}
+				if out != nil {
+					if _, ok := out[key]; !ok {
+						return
+					}
+				}
+				best := math.Inf(-1)
+				var bestLocal int64
+				for _, pt := range points {
+					x := p.x(pt.tf, pt.dl)
+					if x > best || (x == best && pt.local < bestLocal) {
+						best, bestLocal = x, pt.local
+					}
+				}
+				cur[key] = best
+				if single {
+					bounds[key] = &sessionBound{key: key, bound: -1.0 * (0.0 + best), exact: true,
+						best: winner{docID: key<<docBits | bestLocal, score: -1.0 * (0.0 + best)}}
+				}
+			})
+			if err != nil {
+				rows.Close()
+				return nil, 0, err
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return nil, 0, err
+		}
+		if out != nil {
+			for key, x := range out {
+				if y, ok := cur[key]; ok {
+					cur[key] = min(x, y)
+				}
+			}
+		}
+		out = cur
+	}
+	return out, df, nil
+}
+
+// rareBounds streams a rare phrase's matches (fewer than trackMin for one
+// of its terms) and returns each allowed session's largest contribution
+// (its idf times x, from FTS5's own score) and the phrase's document
+// frequency.
+func rareBounds(ctx context.Context, q querier, match string, allowed map[int64]bool) (map[int64]float64, int64, error) {
+	rows, err := q.QueryContext(ctx, `SELECT rowid, rank FROM persisted_fts WHERE persisted_fts MATCH ?`, match)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	out := map[int64]float64{}
+	var df int64
+	for rows.Next() {
+		var id int64
+		var score float64
+		if err := rows.Scan(&id, &score); err != nil {
+			return nil, 0, err
+		}
+		df++
+		key := id >> docBits
+		if allowed != nil && !allowed[key] {
+			continue
+		}
+		if c, ok := out[key]; !ok || -score > c {
+			out[key] = -score
+		}
+	}
+	return out, df, rows.Err()
+}
+
+// top returns, strongest first, the n strongest sessions, each with its
+// best document; all of them, with all true, once every candidate is
+// exact.
+func (r *impactRanking) top(ctx context.Context, q querier, n int) ([]candidate, bool, error) {
+	for len(r.cands) > 0 {
+		if len(r.exact) >= n && r.cands[0].bound > r.exact[n-1].score {
+			break
+		}
+		c := heap.Pop(&r.cands).(sessionBound)
+		if !c.exact {
+			best, err := r.refine(ctx, q, c.key)
+			if err != nil {
+				return nil, false, err
+			}
+			c.best = best
+		}
+		if c.best.docID != 0 {
+			i, _ := slices.BinarySearchFunc(r.exact, c.best, compareWinners)
+			r.exact = slices.Insert(r.exact, i, c.best)
+		}
+	}
+	all := len(r.cands) == 0
+	// Every session that can still rank among the first n is exact: the
+	// ones scoring no worse than the n-th are resolved (their ties are
+	// broken by the documents' and sessions' columns).
+	take := len(r.exact)
+	if !all && take > n {
+		nth := r.exact[n-1].score
+		take = n + sortSearch(r.exact[n:], func(w winner) bool { return w.score > nth })
+	}
+	var missing []winner
+	for _, w := range r.exact[:take] {
+		if _, ok := r.winSet[w.docID]; !ok {
+			missing = append(missing, w)
+		}
+	}
+	if len(missing) > 0 {
+		got, err := resolveWinners(ctx, q, missing, r.sp)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, c := range got {
+			r.winSet[c.docID] = c
+		}
+	}
+	out := make([]candidate, 0, take)
+	for _, w := range r.exact[:take] {
+		if c, ok := r.winSet[w.docID]; ok {
+			out = append(out, c)
+		}
+	}
+	slices.SortStableFunc(out, compareSessions)
+	if all {
+		return out, true, nil
+	}
+	return out[:min(len(out), n)], false, nil
+}
+
+func compareWinners(a, b winner) int {
+	if c := cmp.Compare(a.score, b.score); c != 0 {
+		return c
+	}
+	return cmpInt(a.docID, b.docID)
+}
+
+// sortSearch is sort.Search over a slice.
+func sortSearch[T any](s []T, f func(T) bool) int {
+	i, _ := slices.BinarySearchFunc(s, true, func(e T, _ bool) int {
+		if f(e) {
+			return 1
+		}
+		return -1
+	})
+	return i
+}
+
+// refine finds session key's best document exactly: the query's matches
+// in it, tokenized and scored here.
+func (r *impactRanking) refine(ctx context.Context, q querier, key int64) (winner, error) {
+	rows, err := q.QueryContext(ctx, `SELECT d.doc_id, d.text FROM persisted_fts f JOIN persisted_docs d ON d.doc_id = f.rowid
+		WHERE persisted_fts MATCH ? AND f.rowid BETWEEN ? AND ?`, r.match, key<<docBits, key<<docBits|docMask)
+	if err != nil {
+		return winner{}, err
+	}
+	defer rows.Close()
+	var best winner
+	for rows.Next() {
+		var id int64
+		var text string
+		if err := rows.Scan(&id, &text); err != nil {
+			return winner{}, err
+		}
+		s, _ := r.plan.scoreText(text, &r.scr, r.freqs)
+		if best.docID == 0 || s < best.score || (s == best.score && id < best.docID) {
+			best = winner{docID: id, score: s}
+		}
+	}
+	return best, rows.Err()
+}
+
+// scoreLive scores live documents as persisted ones are scored.
+func (p *impactPlan) scoreLive(ctx context.Context, q querier, live []candidate) error {
+	var sc termScratch
+	freqs := make([]int32, len(p.phrases))
+	for i := range live {
+		var text string
+		if err := q.QueryRowContext(ctx, `SELECT text FROM live_docs WHERE doc_id = ?`, live[i].docID).Scan(&text); err != nil {
+			return err
+		}
+		live[i].score, _ = p.scoreText(text, &sc, freqs)
+	}
+	return nil
+}

@@ -1,0 +1,330 @@
+package searchindex
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/seed-e9b4dba4/dsh/host/session"
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+)
+
+// impactWords is the vocabulary of the ranking corpus: a few words common
+// enough to be tracked, identifiers in every spelling, CJK runs, and rare
+// words (rareN) that stay untracked.
+var impactWords = strings.Fields(`alpha alpha alpha beta beta gamma the the the the of delta
+	parseSessionHeader parse_session_header ParseSessionHeader session header parse
+	OpenAI openai open ai 请检查数据库连接 数据库 数据 库`)
+
+// impactCorpus persists n sessions of random documents: repeated words,
+// varied lengths, identical documents in different sessions (exact ties),
+// two workspaces and spread creation times.
+func impactCorpus(f *fixture, n int, seed uint64) {
+	r := rand.New(rand.NewPCG(seed, 0))
+	doc := func() string {
+		if r.IntN(9) == 0 {
+			return "alpha beta" // the same short document in many sessions
+		}
+		words := make([]string, 1+r.IntN(14))
+		for i := range words {
+			if r.IntN(12) == 0 {
+				words[i] = fmt.Sprintf("rare%d", r.IntN(40))
+			} else {
+				words[i] = impactWords[r.IntN(len(impactWords))]
+			}
+		}
+		return strings.Join(words, " ")
+	}
+	for i := range n {
+		h := hdr(fmt.Sprintf("s%03d", i), int64(r.IntN(20)))
+		if i%4 == 0 {
+			h.Cwd = session.Ptr("/other")
+		}
+		msgs := make([]string, 1+r.IntN(6))
+		for k := range msgs {
+			msgs[k] = doc()
+		}
+		f.persist(h, texts(msgs...))
+	}
+}
+
+// pageAll pages through a sessions search and returns each hit as
+// id#seq.
+func pageAll(f *fixture, req sessionquery.SessionSearchRequest) []string {
+	f.t.Helper()
+	var got []string
+	for {
+		p := f.sessions(req)
+		for _, it := range p.Items {
+			got = append(got, fmt.Sprintf("%s#%d", it.Header.ID, it.BestMatch.Seq))
+		}
+		if p.NextCursor == nil {
+			return got
+		}
+		req.Cursor = p.NextCursor
+	}
+}
+
+// TestImpactRankingEqualsFTS5Ranking ranks queries of tracked terms,
+// phrases of them, camel-case identifiers (two phrases), CJK words and
+// mixes with rare words from the term summaries and compares every page
+// with FTS5's ranking of the same index, with session filters and with
+// live sessions (one shadowing a persisted one) ranked in between.
+func TestImpactRankingEqualsFTS5Ranking(t *testing.T) {
+	f := newFixture(t)
+	f.ix.trackMin = 12
+	impactCorpus(f, 150, 1)
+	shadowed, err := f.st.Stat(context.Background(), "s007")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.live(shadowed.Header, texts("alpha alpha beta", "parseSessionHeader again", "the the the"))
+	f.live(hdr("zlive", 5), texts("alpha beta", "数据库 open ai", "gamma"))
+	queries := []string{"alpha", "the", "alpha beta", "beta alpha alpha", "the the", "parseSessionHeader", "SessionHeader",
+		"session header", "OpenAI", "数据库", "数据", "alpha rare3", "rare7 the", "gamma delta"}
+	filters := []struct {
+		name string
+		sf   []sessionquery.SessionFilter
+	}{
+		{"all", nil},
+		{"cwd", []sessionquery.SessionFilter{{Kind: "cwd", NullableValues: nullable(strp("/w"))}}},
+		{"created-at", []sessionquery.SessionFilter{{Kind: "created-at", From: floatp(4), To: floatp(12)}}},
+	}
+	impact := 0
+	for _, fl := range filters {
+		for _, q := range queries {
+			t.Run(fl.name+"/"+q, func(t *testing.T) {
+				req := sessionquery.SessionSearchRequest{Query: q, Limit: intp(7), SessionFilters: fl.sf}
+				f.ix.ftsOnly, f.ix.ranked = false, nil
+				got := pageAll(f, req)
+				if _, ok := f.ix.ranked.persisted.(*impactRanking); ok {
+					impact++
+				}
+				f.ix.ftsOnly, f.ix.ranked = true, nil
+				want := pageAll(f, req)
+				if len(want) == 0 && fl.sf == nil {
+					t.Fatalf("%q matches nothing: the corpus does not exercise it", q)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("ranked from the summaries:\n%v\nby FTS5:\n%v", got, want)
+				}
+			})
+		}
+	}
+	if impact < len(filters)*(len(queries)-3) {
+		t.Errorf("only %d of %d searches were ranked from the summaries", impact, len(filters)*len(queries))
+	}
+}
+
+// TestFrontierKeepsExactlyTheUnbeatenPoints checks addPoint against a
+// brute-force Pareto frontier of random points.
+func TestFrontierKeepsExactlyTheUnbeatenPoints(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 0))
+	for range 500 {
+		var e termEntry
+		var all []termPoint
+		for i := range 1 + r.IntN(30) {
+			p := termPoint{tf: int32(1 + r.IntN(6)), dl: int32(1 + r.IntN(12)), local: int64(r.IntN(50)*64 + i)}
+			all = append(all, p)
+			e.add(p)
+		}
+		var want []termPoint
+		for _, p := range all {
+			beaten := false
+			for _, q := range all {
+				if q.tf >= p.tf && q.dl <= p.dl && (q.tf != p.tf || q.dl != p.dl || q.local < p.local) {
+					beaten = true
+				}
+			}
+			if !beaten {
+				want = append(want, p)
+			}
+		}
+		slices.SortFunc(want, func(a, b termPoint) int { return int(b.tf) - int(a.tf) })
+		if int(e.docs) != len(all) || !reflect.DeepEqual(e.points, want) {
+			t.Fatalf("points %v\nkept %v (docs %d)\nwant %v (docs %d)", all, e.points, e.docs, want, len(all))
+		}
+	}
+}
+
+func TestBlocksRoundTrip(t *testing.T) {
+	entries := []blockEntry{
+		{key: 64, termEntry: termEntry{docs: 3, points: []termPoint{{tf: 9, dl: 400, local: 1 << 38}, {tf: 1, dl: 2, local: 7}}}},
+		{key: 70, termEntry: termEntry{docs: 1, points: []termPoint{{tf: 1, dl: 1, local: 0}}}},
+	}
+	got, err := decodeEntries(encodeBlock(entries))
+	if err != nil || !reflect.DeepEqual(got, entries) {
+		t.Fatalf("decoded %v, %v", got, err)
+	}
+	for _, bad := range [][]byte{{0x80}, {1, 1, 5, 1}, {1, 1, 1, 1, 1}} {
+		if _, err := decodeEntries(bad); err == nil {
+			t.Errorf("%x decoded without an error", bad)
+		}
+	}
+}
+
+// storedSummaries reads every tracked term's stored entries.
+func storedSummaries(t *testing.T, f *fixture) map[string][]blockEntry {
+	t.Helper()
+	out := map[string][]blockEntry{}
+	rows, err := f.ix.db.conn.QueryContext(context.Background(),
+		`SELECT t.term, s.entries FROM term_sessions s JOIN tracked_terms t ON t.term_id = s.id >> 32 ORDER BY t.term, s.id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var term string
+		var buf []byte
+		if err := rows.Scan(&term, &buf); err != nil {
+			t.Fatal(err)
+		}
+		es, err := decodeEntries(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[term] = append(out[term], es...)
+	}
+	return out
+}
+
+// rebuiltSummaries computes every tracked term's entries afresh from the
+// FTS5 index, as a promotion does.
+func rebuiltSummaries(t *testing.T, f *fixture) map[string][]blockEntry {
+	t.Helper()
+	ctx := context.Background()
+	var terms []string
+	rows, err := f.ix.db.conn.QueryContext(ctx, `SELECT term FROM tracked_terms ORDER BY term`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var term string
+		if err := rows.Scan(&term); err != nil {
+			t.Fatal(err)
+		}
+		terms = append(terms, term)
+	}
+	rows.Close()
+	out := map[string][]blockEntry{}
+	for _, term := range terms {
+		rows, err := f.ix.db.conn.QueryContext(ctx, `SELECT v.doc, count(*), s.sz FROM temp.persisted_vocab_instance v
+			JOIN persisted_fts_docsize s ON s.id = v.doc WHERE v.term = ? GROUP BY v.doc ORDER BY v.doc`, term)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var es []blockEntry
+		for rows.Next() {
+			var doc int64
+			var tf int32
+			var sz []byte
+			if err := rows.Scan(&doc, &tf, &sz); err != nil {
+				t.Fatal(err)
+			}
+			if n := len(es); n == 0 || es[n-1].key != doc>>docBits {
+				es = append(es, blockEntry{key: doc >> docBits})
+			}
+			es[len(es)-1].add(termPoint{tf: tf, dl: int32(docTokens(sz)), local: doc & docMask})
+		}
+		rows.Close()
+		out[term] = es
+	}
+	return out
+}
+
+// checkSummaries compares the stored summaries with fresh ones.
+func checkSummaries(t *testing.T, f *fixture, when string) {
+	t.Helper()
+	if err := f.ix.begin(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer f.ix.queue.release()
+	got, want := storedSummaries(t, f), rebuiltSummaries(t, f)
+	if len(want) == 0 {
+		t.Fatalf("%s: no term is tracked", when)
+	}
+	for term, w := range want {
+		if !reflect.DeepEqual(got[term], w) {
+			t.Errorf("%s: the summaries of %q are\n%v\nrebuilt they are\n%v", when, term, got[term], w)
+		}
+	}
+	for term := range got {
+		if _, ok := want[term]; !ok {
+			t.Errorf("%s: summaries of untracked %q", when, term)
+		}
+	}
+}
+
+// TestTermSummariesFollowEveryWrite checks the stored summaries against
+// ones rebuilt from FTS5 after a first build (terms promoted as they
+// reach the threshold), appends by another writer, a log replaced behind
+// dsh's back, a deleted log and a term promoted by the first search that
+// needs it.
+func TestTermSummariesFollowEveryWrite(t *testing.T) {
+	f := newFixture(t)
+	f.ix.trackMin = 12
+	impactCorpus(f, 60, 3)
+	f.sessions(sessionquery.SessionSearchRequest{Query: "alpha"})
+	checkSummaries(t, f, "after the first build")
+
+	ctx := context.Background()
+	for _, id := range []string{"s003", "s010"} {
+		w, _, events, err := f.st.Open(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		more := texts("alpha alpha alpha the", "gamma parseSessionHeader", "alpha")
+		for i := range more {
+			more[i].Seq = len(events) + i
+			more[i].Time = events[len(events)-1].Time + int64(i) + 1
+		}
+		if err := w.Append(more...); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.sessions(sessionquery.SessionSearchRequest{Query: "alpha"})
+	checkSummaries(t, f, "after appends")
+
+	entry, err := f.st.Stat(ctx, "s020")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Dir(entry.Path)); err != nil {
+		t.Fatal(err)
+	}
+	f.persist(hdr("s900", 9), texts("zeta zeta alpha", "zeta"))
+	if _, err := f.ix.Verify(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	checkSummaries(t, f, "after a delete and a new log")
+
+	// zeta was written after the index was filled: the first search for
+	// it, once it is common, tracks it.
+	for i := range 12 {
+		f.persist(hdr(fmt.Sprintf("z%02d", i), 9), texts("zeta the", "zeta"))
+	}
+	f.sessions(sessionquery.SessionSearchRequest{Query: "zeta"})
+	if _, ok := f.ix.ranked.persisted.(*impactRanking); !ok {
+		t.Error("the search that tracked zeta was not ranked from its summaries")
+	}
+	checkSummaries(t, f, "after zeta was promoted")
+	if err := f.ix.begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer f.ix.queue.release()
+	if got := storedSummaries(t, f)["zeta"]; len(got) != 13 {
+		t.Errorf("zeta has entries in %d sessions, want 13", len(got))
+	}
+}

@@ -1,0 +1,305 @@
+package searchindex
+
+import (
+	"encoding/binary"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/seed-e9b4dba4/dsh/host/searchtext"
+)
+
+// Term summaries: for every common term (a tracked term, see trackMin)
+// and every persisted session holding it, how many of the session's
+// documents hold the term and the frontier of those documents under
+// bm25: the documents no other one beats on both term frequency (higher
+// is better) and length in tokens (shorter is better). bm25 grows with
+// the frequency and shrinks with the length whatever the corpus
+// statistics, so a session's best document for a one-term query is on
+// its frontier, and for a phrase of tracked terms no document of the
+// session can score above the weakest of its terms' frontiers (see
+// ranking.go). A search then reads a few points per session instead of
+// scoring every matching document.
+
+// termPoint is one document on a term's frontier in one session: the
+// term's frequency in it, its length in tokens and the low docBits of its
+// rowid (which carry the tie-break order, see docBits).
+type termPoint struct {
+	tf, dl int32
+	local  int64
+}
+
+// termEntry is one term in one session: the documents holding it and
+// their frontier, frequency descending (so length descending too).
+type termEntry struct {
+	docs   int32
+	points []termPoint
+}
+
+// add takes one more document holding the term into the entry.
+func (e *termEntry) add(p termPoint) {
+	e.docs++
+	e.addPoint(p)
+}
+
+// addPoint keeps p if no point beats or equals it, and drops the points
+// it beats. Of two documents with the same frequency and length the one
+// with the smaller rowid is kept: it wins their tie.
+func (e *termEntry) addPoint(p termPoint) {
+	for _, q := range e.points {
+		if q.tf >= p.tf && q.dl <= p.dl && (q.tf != p.tf || q.dl != p.dl || q.local <= p.local) {
+			return
+		}
+	}
+	e.points = slices.DeleteFunc(e.points, func(q termPoint) bool { return p.tf >= q.tf && p.dl <= q.dl })
+	i, _ := slices.BinarySearchFunc(e.points, p, func(a, b termPoint) int { return int(b.tf) - int(a.tf) })
+	e.points = slices.Insert(e.points, i, p)
+}
+
+// merge adds another entry's documents (those of events appended later).
+func (e *termEntry) merge(o *termEntry) {
+	e.docs += o.docs
+	for _, p := range o.points {
+		e.addPoint(p)
+	}
+}
+
+// sessionTerms are the term entries of one session's documents, or of
+// the documents appended to it, packed: the terms in byte order,
+// concatenated into one string, and every entry's points in one slice. A
+// summary is held from the log's read to its write, for every log read
+// ahead of the writer, and refers to nothing else (a token's text may be a
+// substring of a whole document).
+type sessionTerms struct {
+	arena  string  // the terms, concatenated in byte order
+	toff   []int32 // term i is arena[toff[i]:toff[i+1]]
+	docs   []int32 // the documents holding term i
+	poff   []int32 // term i's points are points[poff[i]:poff[i+1]]
+	points []termPoint
+}
+
+// len is the number of terms.
+func (st *sessionTerms) len() int { return len(st.docs) }
+
+// term returns term i.
+func (st *sessionTerms) term(i int) string { return st.arena[st.toff[i]:st.toff[i+1]] }
+
+// entry returns term i's entry; its points belong to st.
+func (st *sessionTerms) entry(i int) termEntry {
+	return termEntry{docs: st.docs[i], points: st.points[st.poff[i]:st.poff[i+1]]}
+}
+
+// find returns the index of term, or false.
+func (st *sessionTerms) find(term string) (int, bool) {
+	lo, hi := 0, st.len()
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if st.term(m) < term {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < st.len() && st.term(lo) == term
+}
+
+// summarize tokenizes rows' forms (whose locals are set) and builds their
+// entries: one map lookup per token, the frequencies counted per document
+// as its tokens go by.
+func summarize(rows []docRow) *sessionTerms {
+	index := map[string]int32{}
+	var terms []string
+	var entries []termEntry
+	var toks []searchtext.Token
+	// Per entry: the last document that held the term and its frequency
+	// there, added to the entry when the document is done.
+	var lastDoc, tf []int32
+	var touched []int32
+	for d := range rows {
+		toks = searchtext.Tokens(toks[:0], rows[d].form)
+		touched = touched[:0]
+		for _, t := range toks {
+			i, ok := index[t.Text]
+			if !ok {
+				i = int32(len(terms))
+				index[t.Text] = i
+				terms = append(terms, t.Text)
+				entries = append(entries, termEntry{})
+				lastDoc, tf = append(lastDoc, -1), append(tf, 0)
+			}
+			if lastDoc[i] != int32(d) {
+				lastDoc[i], tf[i] = int32(d), 0
+				touched = append(touched, i)
+			}
+			tf[i]++
+		}
+		dl := int32(len(toks))
+		for _, i := range touched {
+			entries[i].add(termPoint{tf: tf[i], dl: dl, local: rows[d].local})
+		}
+	}
+	order := make([]int32, len(terms))
+	size, npoints := 0, 0
+	for i := range order {
+		order[i] = int32(i)
+		size += len(terms[i])
+		npoints += len(entries[i].points)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(terms[a], terms[b]) })
+	var arena strings.Builder
+	arena.Grow(size)
+	st := &sessionTerms{toff: make([]int32, 1, len(terms)+1), docs: make([]int32, 0, len(terms)),
+		poff: make([]int32, 1, len(terms)+1), points: make([]termPoint, 0, npoints)}
+	for _, i := range order {
+		arena.WriteString(terms[i])
+		st.toff = append(st.toff, int32(arena.Len()))
+		st.docs = append(st.docs, entries[i].docs)
+		st.points = append(st.points, entries[i].points...)
+		st.poff = append(st.poff, int32(len(st.points)))
+	}
+	st.arena = arena.String()
+	return st
+}
+
+// Term summaries are stored by blocks of sessions: one row per tracked
+// term and 2^blockBits consecutive session keys, so that a search reads a
+// term's summaries in a few hundred rows and an append rewrites about a
+// kilobyte per term it touches.
+const blockBits = 6
+
+// blockEntry is one session's entry in a block.
+type blockEntry struct {
+	key int64
+	termEntry
+}
+
+// encodeBlock writes entries (in key order) as varints: per entry the key
+// delta, the document count, the point count, then each point's
+// frequency, length and local rowid.
+func encodeBlock(entries []blockEntry) []byte {
+	var buf []byte
+	prev := int64(0)
+	for _, e := range entries {
+		buf = binary.AppendUvarint(buf, uint64(e.key-prev))
+		prev = e.key
+		buf = binary.AppendUvarint(buf, uint64(e.docs))
+		buf = binary.AppendUvarint(buf, uint64(len(e.points)))
+		for _, p := range e.points {
+			buf = binary.AppendUvarint(buf, uint64(p.tf))
+			buf = binary.AppendUvarint(buf, uint64(p.dl))
+			buf = binary.AppendUvarint(buf, uint64(p.local))
+		}
+	}
+	return buf
+}
+
+var errBadBlock = errors.New("malformed term summary block")
+
+// decodeBlock reads what encodeBlock wrote, calling fn for each entry in
+// key order; the entry's points are only valid during the call.
+func decodeBlock(buf []byte, scratch []termPoint, fn func(key int64, docs int32, points []termPoint)) ([]termPoint, error) {
+	key := int64(0)
+	next := func() (uint64, error) {
+		v, n := binary.Uvarint(buf)
+		if n <= 0 {
+			return 0, errBadBlock
+		}
+		buf = buf[n:]
+		return v, nil
+	}
+	for len(buf) > 0 {
+		var vals [3]uint64
+		for i := range vals {
+			v, err := next()
+			if err != nil {
+				return scratch, err
+			}
+			vals[i] = v
+		}
+		key += int64(vals[0])
+		if vals[2] > uint64(len(buf)) {
+			return scratch, errBadBlock
+		}
+		scratch = scratch[:0]
+		for range vals[2] {
+			var p [3]uint64
+			for i := range p {
+				v, err := next()
+				if err != nil {
+					return scratch, err
+				}
+				p[i] = v
+			}
+			scratch = append(scratch, termPoint{tf: int32(p[0]), dl: int32(p[1]), local: int64(p[2])})
+		}
+		fn(key, int32(vals[1]), scratch)
+	}
+	return scratch, nil
+}
+
+// decodeEntries is decodeBlock into owned entries.
+func decodeEntries(buf []byte) ([]blockEntry, error) {
+	var out []blockEntry
+	_, err := decodeBlock(buf, nil, func(key int64, docs int32, points []termPoint) {
+		out = append(out, blockEntry{key: key, termEntry: termEntry{docs: docs, points: slices.Clone(points)}})
+	})
+	return out, err
+}
+
+// termScratch is reusable memory for tokenizing.
+type termScratch struct {
+	toks []searchtext.Token
+	seen map[string]bool
+}
+
+// removedTerms adds to terms, for each distinct term of form, one
+// document.
+func removedTerms(form string, sc *termScratch, terms map[string]int32) {
+	sc.toks = searchtext.Tokens(sc.toks[:0], form)
+	if sc.seen == nil {
+		sc.seen = map[string]bool{}
+	}
+	clear(sc.seen)
+	for _, t := range sc.toks {
+		if !sc.seen[t.Text] {
+			sc.seen[t.Text] = true
+			terms[t.Text]++
+		}
+	}
+}
+
+// phraseTokens returns the tokens of a phrase's form, as the index
+// tokenizes it.
+func phraseTokens(form string) []string {
+	toks := searchtext.Tokens(nil, form)
+	out := make([]string, len(toks))
+	for i, t := range toks {
+		out[i] = t.Text
+	}
+	return out
+}
+
+// countPhrase counts the instances of phrase in toks: every position it
+// starts at, overlapping ones included, as FTS5 counts them for bm25.
+func countPhrase(toks []searchtext.Token, phrase []string) int32 {
+	if len(phrase) == 0 {
+		return 0
+	}
+	n := int32(0)
+	for i := 0; i+len(phrase) <= len(toks); i++ {
+		if toks[i].Text != phrase[0] {
+			continue
+		}
+		match := true
+		for k := 1; k < len(phrase); k++ {
+			if toks[i+k].Text != phrase[k] {
+				match = false
+				break
+			}
+		}
+		if match {
+			n++
+		}
+	}
+	return n
+}

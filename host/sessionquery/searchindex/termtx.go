@@ -1,0 +1,375 @@
+package searchindex
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// defaultTrackMin is the document frequency at which a term is tracked:
+// from then on every write keeps its summaries (terms.go). A query whose
+// phrases hold an untracked term matches fewer than that many documents
+// per such phrase, which FTS5 ranks in a few milliseconds; a query of
+// tracked terms only is ranked from the summaries (ranking.go).
+const defaultTrackMin = 2000
+
+// trackedTerms is the tracked vocabulary as one transaction read it.
+type trackedTerms struct {
+	version int64
+	ids     map[string]int64
+}
+
+// loadTracked returns the tracked vocabulary, reading it again only when
+// another writer promoted a term since (terms_version).
+func loadTracked(ctx context.Context, q querier, cached *trackedTerms) (*trackedTerms, error) {
+	var version int64
+	if err := q.QueryRowContext(ctx, `SELECT terms_version FROM search_state WHERE singleton = 1`).Scan(&version); err != nil {
+		return nil, err
+	}
+	if cached != nil && cached.version == version {
+		return cached, nil
+	}
+	rows, err := q.QueryContext(ctx, `SELECT term_id, term FROM tracked_terms`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	t := &trackedTerms{version: version, ids: map[string]int64{}}
+	for rows.Next() {
+		var id int64
+		var term string
+		if err := rows.Scan(&id, &term); err != nil {
+			return nil, err
+		}
+		t.ids[term] = id
+	}
+	return t, rows.Err()
+}
+
+// blockRef names one stored block: a tracked term and a block of session
+// keys (key >> blockBits).
+type blockRef struct{ term, block int64 }
+
+// id is the block's rowid in term_sessions.
+func (r blockRef) id() int64 { return r.term<<32 | r.block }
+
+// blockEdit is one block as a transaction changes it.
+type blockEdit struct {
+	entries []blockEntry // in key order
+	dirty   bool
+}
+
+// termTx maintains the term summaries within one write transaction: the
+// edits are collected per block and written by flush, before the FTS
+// operations (see txWriter).
+type termTx struct {
+	c       *sql.Conn
+	tracked *trackedTerms
+	blocks  map[blockRef]*blockEdit
+	bulk    *bulkTerms // nil unless this process fills an index it found empty
+}
+
+func (tx *termTx) block(ctx context.Context, ref blockRef) (*blockEdit, error) {
+	if b, ok := tx.blocks[ref]; ok {
+		return b, nil
+	}
+	var buf []byte
+	err := tx.c.QueryRowContext(ctx, `SELECT entries FROM term_sessions WHERE id = ?`, ref.id()).Scan(&buf)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, err
+	}
+	b := &blockEdit{}
+	if b.entries, err = decodeEntries(buf); err != nil {
+		return nil, err
+	}
+	if tx.blocks == nil {
+		tx.blocks = map[blockRef]*blockEdit{}
+	}
+	tx.blocks[ref] = b
+	return b, nil
+}
+
+// find returns the index of key's entry, or where it would go.
+func (b *blockEdit) find(key int64) (int, bool) {
+	return slices.BinarySearchFunc(b.entries, key, func(e blockEntry, k int64) int { return cmpInt(e.key, k) })
+}
+
+// removeSession drops session key's entries of the given terms (those of
+// its documents being removed).
+func (tx *termTx) removeSession(ctx context.Context, key int64, terms map[string]int32) error {
+	for term, docs := range terms {
+		tx.bulk.add(term, -int64(docs))
+		id, ok := tx.tracked.ids[term]
+		if !ok {
+			continue
+		}
+		b, err := tx.block(ctx, blockRef{id, key >> blockBits})
+		if err != nil {
+			return err
+		}
+		if i, found := b.find(key); found {
+			b.entries = slices.Delete(b.entries, i, i+1)
+			b.dirty = true
+		}
+	}
+	return nil
+}
+
+// addSession adds documents of session key (all of them, or appended
+// ones) to the entries of its tracked terms.
+func (tx *termTx) addSession(ctx context.Context, key int64, st *sessionTerms) error {
+	add := func(id int64, e *termEntry) error {
+		b, err := tx.block(ctx, blockRef{id, key >> blockBits})
+		if err != nil {
+			return err
+		}
+		i, found := b.find(key)
+		if found {
+			b.entries[i].merge(e)
+		} else {
+			b.entries = slices.Insert(b.entries, i, blockEntry{key: key, termEntry: termEntry{docs: e.docs, points: slices.Clone(e.points)}})
+		}
+		b.dirty = true
+		return nil
+	}
+	if len(tx.tracked.ids) < st.len() {
+		for term, id := range tx.tracked.ids {
+			if i, ok := st.find(term); ok {
+				e := st.entry(i)
+				if err := add(id, &e); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	for i := range st.len() {
+		if id, ok := tx.tracked.ids[st.term(i)]; ok {
+			e := st.entry(i)
+			if err := add(id, &e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// bulkTerms counts the documents per term while a process fills an index
+// it found empty (a first build or a rebuild), on the goroutines that read
+// the logs: a term is promoted by the first transaction after it reaches
+// trackMin, at the cost of its first trackMin or so documents, rather than
+// by the first search for it at the cost of all of them. The counts cover
+// this process's writes only; a term they miss is still promoted by the
+// first search that needs it (promoteQueryTerms).
+type bulkTerms struct {
+	mu       sync.Mutex
+	trackMin int64
+	counts   map[string]int64
+	promote  []string
+}
+
+func newBulkTerms(trackMin int64) *bulkTerms {
+	return &bulkTerms{trackMin: trackMin, counts: map[string]int64{}}
+}
+
+// add counts delta documents of term.
+func (b *bulkTerms) add(term string, delta int64) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.addLocked(term, delta)
+}
+
+func (b *bulkTerms) addLocked(term string, delta int64) {
+	before, ok := b.counts[term]
+	if !ok {
+		// A term is a substring of a whole document's form: counted as
+		// it is, it would keep that document in memory for good.
+		term = strings.Clone(term)
+	}
+	b.counts[term] = before + delta
+	if before < b.trackMin && before+delta >= b.trackMin {
+		b.promote = append(b.promote, term)
+	}
+}
+
+// addSession counts a session's documents.
+func (b *bulkTerms) addSession(st *sessionTerms) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i := range st.len() {
+		b.addLocked(st.term(i), int64(st.docs[i]))
+	}
+}
+
+// take returns the terms to promote, once.
+func (b *bulkTerms) take() []string {
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := b.promote
+	b.promote = nil
+	return out
+}
+
+// flush writes the changed blocks.
+func (tx *termTx) flush(ctx context.Context) error {
+	refs := make([]blockRef, 0, len(tx.blocks))
+	for ref, b := range tx.blocks {
+		if b.dirty {
+			refs = append(refs, ref)
+		}
+	}
+	slices.SortFunc(refs, func(a, b blockRef) int {
+		if c := cmpInt(a.term, b.term); c != 0 {
+			return c
+		}
+		return cmpInt(a.block, b.block)
+	})
+	for _, ref := range refs {
+		b := tx.blocks[ref]
+		var err error
+		if len(b.entries) == 0 {
+			_, err = tx.c.ExecContext(ctx, `DELETE FROM term_sessions WHERE id = ?`, ref.id())
+		} else {
+			_, err = tx.c.ExecContext(ctx, `INSERT OR REPLACE INTO term_sessions(id, entries) VALUES (?, ?)`,
+				ref.id(), encodeBlock(b.entries))
+		}
+		if err != nil {
+			return err
+		}
+		b.dirty = false
+	}
+	return nil
+}
+
+// promoteTerm starts tracking term: its summaries are built from the FTS5
+// index as it stands in the transaction (every document holding it, with
+// its frequency and length), and from then on every write keeps them. It
+// is a no-op for a term already tracked.
+func promoteTerm(ctx context.Context, c *sql.Conn, term string) error {
+	var exists int
+	err := c.QueryRowContext(ctx, `SELECT 1 FROM tracked_terms WHERE term = ?`, term).Scan(&exists)
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	var id int64
+	if err := c.QueryRowContext(ctx, `INSERT INTO tracked_terms(term) VALUES (?) RETURNING term_id`, term).Scan(&id); err != nil {
+		return err
+	}
+	rows, err := c.QueryContext(ctx, `SELECT v.doc, count(*), s.sz FROM temp.persisted_vocab_instance v
+		JOIN persisted_fts_docsize s ON s.id = v.doc WHERE v.term = ? GROUP BY v.doc ORDER BY v.doc`, term)
+	if err != nil {
+		return err
+	}
+	var blocks [][]blockEntry
+	cur := int64(-1)
+	var entries []blockEntry
+	for rows.Next() {
+		var doc int64
+		var tf int32
+		var sz []byte
+		if err := rows.Scan(&doc, &tf, &sz); err != nil {
+			rows.Close()
+			return err
+		}
+		key := doc >> docBits
+		if key>>blockBits != cur && len(entries) > 0 {
+			blocks = append(blocks, entries)
+			entries = nil
+		}
+		cur = key >> blockBits
+		if n := len(entries); n == 0 || entries[n-1].key != key {
+			entries = append(entries, blockEntry{key: key})
+		}
+		entries[len(entries)-1].add(termPoint{tf: tf, dl: int32(docTokens(sz)), local: doc & docMask})
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	if len(entries) > 0 {
+		blocks = append(blocks, entries)
+	}
+	for _, b := range blocks {
+		ref := blockRef{id, b[0].key >> blockBits}
+		if _, err := c.ExecContext(ctx, `INSERT OR REPLACE INTO term_sessions(id, entries) VALUES (?, ?)`, ref.id(), encodeBlock(b)); err != nil {
+			return err
+		}
+	}
+	if _, err := c.ExecContext(ctx, `UPDATE search_state SET terms_version = terms_version + 1 WHERE singleton = 1`); err != nil {
+		return fmt.Errorf("promote %q: %w", term, err)
+	}
+	return nil
+}
+
+// termTx starts the term summaries' part of a write transaction.
+func (ix *Index) termTx(ctx context.Context) (*termTx, error) {
+	tracked, err := loadTracked(ctx, ix.db, ix.tracked)
+	if err != nil {
+		return nil, err
+	}
+	ix.tracked = tracked
+	return &termTx{c: ix.db.conn, tracked: tracked, bulk: ix.bulk}, nil
+}
+
+// promoteQueryTerms tracks the query's terms that have become common
+// since the index last looked (a term is counted as it is written only
+// while an empty index is filled, see bulkCounts): the first search for
+// such a term pays for its summaries once, and FTS5 no longer scores its
+// every match on each search. A term's document count comes from the
+// FTS5 vocabulary, which costs about one read per document holding it,
+// so a rare term costs little to look up.
+func (ix *Index) promoteQueryTerms(ctx context.Context, match string) error {
+	var common []string
+	for _, form := range phraseForms(match) {
+		for _, t := range phraseTokens(form) {
+			if slices.Contains(common, t) {
+				continue
+			}
+			var id int64
+			err := ix.db.QueryRowContext(ctx, `SELECT term_id FROM tracked_terms WHERE term = ?`, t).Scan(&id)
+			if err == nil {
+				continue
+			}
+			if !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+			var df int64
+			err = ix.db.QueryRowContext(ctx, `SELECT doc FROM temp.persisted_vocab_row WHERE term = ?`, t).Scan(&df)
+			if errors.Is(err, sql.ErrNoRows) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if df >= ix.trackMin {
+				common = append(common, t)
+			}
+		}
+	}
+	if len(common) == 0 {
+		return nil
+	}
+	return ix.db.immediate(ctx, func() error {
+		for _, t := range common {
+			if err := promoteTerm(ctx, ix.db.conn, t); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
