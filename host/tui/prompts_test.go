@@ -20,8 +20,8 @@ func TestUpRecallsPromptsSentInAnEarlierRunInThisWorkspace(t *testing.T) {
 	d.waitText("One.", "○ ready")
 	d.submit("second prompt")
 	d.waitText("Two.", "○ ready")
-	if out := d.exit(); out.err != nil {
-		t.Fatal(out.err)
+	if out := d.exit(); out.Err != nil {
+		t.Fatal(out.Err)
 	}
 	if st, err := os.Stat(file); err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("the history file is not private: %v %v", st, err)
