@@ -143,3 +143,39 @@ func TestListCwdFilterIsTheWorkspaceRule(t *testing.T) {
 		t.Errorf("by the real path: %v, want only %v", got, direct)
 	}
 }
+
+// TestLoadAndResumeFollowTheListsWorkspaceRule: a session session/list
+// shows for a cwd can be loaded and resumed with that cwd, through a link
+// or with a trailing slash, and one it hides is refused like an unknown id.
+func TestLoadAndResumeFollowTheListsWorkspaceRule(t *testing.T) {
+	w := newWorld(t)
+	h := start(t, w)
+	real := workspace(t)
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	direct, viaLink := h.newSession(real), h.newSession(link)
+	for _, id := range []sdk.SessionId{direct, viaLink} {
+		if _, err := h.conn.CloseSession(h.ctx, sdk.CloseSessionRequest{SessionId: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	load := func(id sdk.SessionId, cwd string) error {
+		_, err := h.conn.LoadSession(h.ctx, sdk.LoadSessionRequest{SessionId: id, Cwd: cwd, McpServers: []sdk.McpServer{}})
+		return err
+	}
+	if err := load(direct, link+"/"); err != nil {
+		t.Errorf("loading the real path's session through the link: %v", err)
+	}
+	if _, err := h.conn.ResumeSession(h.ctx, sdk.ResumeSessionRequest{SessionId: viaLink, Cwd: link}); err != nil {
+		t.Errorf("resuming the link's session through the link: %v", err)
+	}
+	if _, err := h.conn.CloseSession(h.ctx, sdk.CloseSessionRequest{SessionId: viaLink}); err != nil {
+		t.Fatal(err)
+	}
+	re, ok := load(viaLink, real+"/").(*sdk.RequestError)
+	if !ok || re.Code != -32002 {
+		t.Errorf("loading the link's session by the real path = %v, want not found in this workspace", re)
+	}
+}
