@@ -19,8 +19,9 @@
 //
 // Workspace identity is decided once, by ResolveWorkspace and
 // Workspace.Holds; the session-query tools' access rule, the dsh sessions
-// commands and their completion, ACP session/list and the TUI's /resume and
-// /search all use them, so they agree on which sessions are "here". The
+// commands and their completion, ACP session/list, session/load and
+// session/resume, and the TUI's /resume, /search and prompt history all
+// use them, so they agree on which sessions are "here". The
 // decision: the caller's path is canonicalized (made absolute, cleaned and,
 // separately, resolved through symbolic links), while a session's stored cwd
 // is compared as the exact string it is, against each of those forms
