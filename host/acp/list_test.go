@@ -109,15 +109,7 @@ func (d *memDisk) appendRaw(id string, e session.Event) {
 // with a trailing slash or directly (session.Workspace), and a session
 // recorded through the link stays out of a listing by the real path.
 func TestListCwdFilterIsTheWorkspaceRule(t *testing.T) {
-	w := newWorld(t)
-	h := start(t, w)
-	real := workspace(t)
-	link := filepath.Join(t.TempDir(), "link")
-	if err := os.Symlink(real, link); err != nil {
-		t.Fatal(err)
-	}
-	direct := h.newSession(real)
-	viaLink := h.newSession(link)
+	h, real, link, direct, viaLink := linkedSessions(t)
 	list := func(cwd string) []sdk.SessionId {
 		t.Helper()
 		res, err := h.conn.ListSessions(h.ctx, sdk.ListSessionsRequest{Cwd: &cwd})
@@ -148,14 +140,7 @@ func TestListCwdFilterIsTheWorkspaceRule(t *testing.T) {
 // shows for a cwd can be loaded and resumed with that cwd, through a link
 // or with a trailing slash, and one it hides is refused like an unknown id.
 func TestLoadAndResumeFollowTheListsWorkspaceRule(t *testing.T) {
-	w := newWorld(t)
-	h := start(t, w)
-	real := workspace(t)
-	link := filepath.Join(t.TempDir(), "link")
-	if err := os.Symlink(real, link); err != nil {
-		t.Fatal(err)
-	}
-	direct, viaLink := h.newSession(real), h.newSession(link)
+	h, real, link, direct, viaLink := linkedSessions(t)
 	for _, id := range []sdk.SessionId{direct, viaLink} {
 		if _, err := h.conn.CloseSession(h.ctx, sdk.CloseSessionRequest{SessionId: id}); err != nil {
 			t.Fatal(err)
@@ -178,4 +163,17 @@ func TestLoadAndResumeFollowTheListsWorkspaceRule(t *testing.T) {
 	if !ok || re.Code != -32002 {
 		t.Errorf("loading the link's session by the real path = %v, want not found in this workspace", re)
 	}
+}
+
+// linkedSessions starts a server with two sessions of one workspace: one
+// created at its real path, one through a symbolic link to it.
+func linkedSessions(t *testing.T) (h *harness, real, link string, direct, viaLink sdk.SessionId) {
+	t.Helper()
+	h = start(t, newWorld(t))
+	real = workspace(t)
+	link = filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	return h, real, link, h.newSession(real), h.newSession(link)
 }
