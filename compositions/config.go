@@ -10,6 +10,7 @@ import (
 	"github.com/seed-e9b4dba4/dsh/host/permissions"
 	"github.com/seed-e9b4dba4/dsh/host/sandbox"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery/searchindex"
+	"github.com/seed-e9b4dba4/dsh/host/store"
 	"github.com/seed-e9b4dba4/dsh/host/tui"
 	sqtools "github.com/seed-e9b4dba4/dsh/plugins/sessionquery"
 	"github.com/seed-e9b4dba4/dsh/plugins/spill"
@@ -22,7 +23,7 @@ import (
 // built-in keys plus these.
 func ConfigSections() []config.Schema {
 	return []config.Schema{
-		LogSchema, RuntimeSchema, LLMSchema, agent.ConfigSchema, agent.CompactionSchema, mcp.ConfigSchema,
+		store.ConfigSchema, LogSchema, RuntimeSchema, LLMSchema, agent.ConfigSchema, agent.CompactionSchema, mcp.ConfigSchema,
 		searchindex.ConfigSchema,
 		permissions.ConfigSchema, sandbox.ConfigSchema, codingtools.ConfigSchema, tui.ConfigSchema,
 		sqtools.ConfigSchema, timeout.ConfigSchema, spill.ConfigSchema,
@@ -31,6 +32,7 @@ func ConfigSections() []config.Schema {
 
 // settings are the sections the composition reads itself, decoded once.
 type settings struct {
+	sessions   store.Config
 	log        LogConfig
 	runtime    RuntimeConfig
 	llm        LLMConfig
@@ -44,7 +46,7 @@ type settings struct {
 func settingsOf(cfg *config.Config) (settings, error) {
 	var (
 		s    settings
-		errs = make([]error, 6)
+		errs = make([]error, 7)
 	)
 	s.log, errs[0] = config.Get[LogConfig](cfg, LogSchema)
 	s.runtime, errs[1] = config.Get[RuntimeConfig](cfg, RuntimeSchema)
@@ -52,6 +54,7 @@ func settingsOf(cfg *config.Config) (settings, error) {
 	s.agent, errs[3] = config.Get[agent.Config](cfg, agent.ConfigSchema)
 	s.compaction, errs[4] = config.Get[agent.CompactionConfig](cfg, agent.CompactionSchema)
 	s.mcp, errs[5] = config.Get[mcp.Config](cfg, mcp.ConfigSchema)
+	s.sessions, errs[6] = config.Get[store.Config](cfg, store.ConfigSchema)
 	return s, errors.Join(errs...)
 }
 

@@ -89,7 +89,11 @@ type Catalog struct {
 // one-line messages for the user, such as the one-time rebuild of an index
 // built by another dsh version. Close it when done.
 func OpenCatalog(cfg *config.Config, notice func(string)) (*Catalog, error) {
-	st := store.New(cfg.Sessions.Dir, store.Options{})
+	dir, err := store.Dir(cfg)
+	if err != nil {
+		return nil, err
+	}
+	st := store.New(dir, store.Options{})
 	// A catalog opens its index on first use whatever open_at says, so a
 	// command opens it only if it reads it.
 	t, err := mountQuery(context.Background(), cfg, session.NewRegistry(), st, searchindex.OpenAtFirstSearch,

@@ -165,7 +165,7 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 		agents:     map[string]*agent.Agent{},
 		writers:    map[string]*store.Writer{},
 	}
-	r.Store = store.New(cfg.Sessions.Dir, store.Options{Now: clk.Now, Log: log})
+	r.Store = store.New(set.sessions.Dir, store.Options{Now: clk.Now, Log: log})
 	if r.Provider, err = newProvider(ctx, set.llm, opts.Version, opts.Env); err != nil {
 		return nil, errors.Join(err, closeLog())
 	}
@@ -218,7 +218,10 @@ func (r *Runtime) mount(ctx context.Context) error {
 // the search index. The permission policy always asks before touching
 // them, and sandboxed commands cannot read them.
 func DataPaths(cfg *config.Config) []string {
-	paths := []string{cfg.Home, cfg.Sessions.Dir}
+	paths := []string{cfg.Home}
+	if sessions, err := store.Dir(cfg); err == nil {
+		paths = append(paths, sessions)
+	}
 	if index, _ := cfg.Value("session_query.path").(string); filepath.IsAbs(index) {
 		paths = append(paths, index, index+"-wal", index+"-shm", index+"-journal")
 	}

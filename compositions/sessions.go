@@ -27,7 +27,11 @@ func (r *Runtime) CheckWorkspace(cwd string) error {
 // CheckWorkspace is the check every runtime applies before a session
 // starts, for front ends that ask the user before composing one.
 func CheckWorkspace(cfg *config.Config, cwd string) error {
-	return permissions.CheckWorkspace(cwd, cfg.UserHome(), cfg.Home, cfg.Sessions.Dir)
+	sessions, err := store.Dir(cfg)
+	if err != nil {
+		return err
+	}
+	return permissions.CheckWorkspace(cwd, cfg.UserHome(), cfg.Home, sessions)
 }
 
 // NewSession creates a fresh persisted session in cwd (an absolute

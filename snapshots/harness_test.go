@@ -267,7 +267,7 @@ func runInProcess(t *testing.T, sc *scenario, e *env) result {
 			t.Errorf("replay: %v", err)
 		}
 	}
-	return result{stdout: stdout, logs: persistedLogs(t, cfg.Sessions.Dir), stderr: stderr.String()}
+	return result{stdout: stdout, logs: persistedLogs(t, cfg.Value("sessions.dir").(string)), stderr: stderr.String()}
 }
 
 // runBinary drives the built dsh acp as a subprocess.

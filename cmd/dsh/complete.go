@@ -10,6 +10,7 @@ import (
 
 	"github.com/seed-e9b4dba4/dsh/compositions"
 	"github.com/seed-e9b4dba4/dsh/host/config"
+	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 )
 
@@ -36,6 +37,10 @@ func (g *globals) completeSessionIDs(ctx context.Context, toComplete string) ([]
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
+	ws, err := session.ResolveWorkspace(cwd)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
 	cat, err := compositions.OpenCatalog(cfg, func(string) {})
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
@@ -57,7 +62,7 @@ func (g *globals) completeSessionIDs(ctx context.Context, toComplete string) ([]
 		if s.Title != nil {
 			desc = oneLine(s.Title.Title, 60)
 		}
-		if s.Header.Cwd != nil && filepath.Clean(*s.Header.Cwd) == filepath.Clean(cwd) {
+		if ws.Holds(s.Header.Cwd) {
 			here = append(here, id+"\t"+desc)
 		} else {
 			elsewhere = append(elsewhere, id+"\t"+desc+" ("+workspaceOf(s.Header)+")")

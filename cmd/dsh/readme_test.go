@@ -89,8 +89,6 @@ func TestConfigShowAgreesWithTheReference(t *testing.T) {
 		switch {
 		case d.Key == "home":
 			want, origin = tableValue(s.home), "env DSH_HOME"
-		case d.Key == "sessions.dir":
-			want = tableValue(filepath.Join(s.home, "sessions"))
 		case d.InHome != "":
 			want = tableValue(filepath.Join(s.home, d.InHome))
 		}

@@ -17,6 +17,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/seed-e9b4dba4/dsh/host/acp/acptest"
 	"github.com/seed-e9b4dba4/dsh/host/agent"
 	"github.com/seed-e9b4dba4/dsh/host/llm"
 	"github.com/seed-e9b4dba4/dsh/host/permissions"
@@ -401,6 +402,7 @@ func registerFakeTools(t *testing.T, reg *tools.Registry) {
 // client is an ACP client that records updates and answers permission
 // requests with answer (cancelled when nil).
 type client struct {
+	acptest.NoEditorCapabilities
 	mu          sync.Mutex
 	updates     []sdk.SessionNotification
 	permissions []sdk.RequestPermissionRequest
@@ -484,28 +486,6 @@ func selected(id string) func(sdk.RequestPermissionRequest) (sdk.RequestPermissi
 	return func(sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
 		return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected(sdk.PermissionOptionId(id))}, nil
 	}
-}
-
-func (*client) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
-	return sdk.ReadTextFileResponse{}, sdk.NewMethodNotFound("fs/read_text_file")
-}
-func (*client) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
-	return sdk.WriteTextFileResponse{}, sdk.NewMethodNotFound("fs/write_text_file")
-}
-func (*client) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
-	return sdk.CreateTerminalResponse{}, sdk.NewMethodNotFound("terminal/create")
-}
-func (*client) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
-	return sdk.KillTerminalResponse{}, sdk.NewMethodNotFound("terminal/kill")
-}
-func (*client) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
-	return sdk.TerminalOutputResponse{}, sdk.NewMethodNotFound("terminal/output")
-}
-func (*client) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
-	return sdk.ReleaseTerminalResponse{}, sdk.NewMethodNotFound("terminal/release")
-}
-func (*client) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
-	return sdk.WaitForTerminalExitResponse{}, sdk.NewMethodNotFound("terminal/wait_for_exit")
 }
 
 // ---- harness -------------------------------------------------------------

@@ -154,11 +154,17 @@ func (s *server) reopen(ctx context.Context, id, reqCwd string, extra []string, 
 
 // inWorkspace refuses a session that does not exist or belongs to another
 // workspace with the same message, so a probe learns nothing about other
-// workspaces.
+// workspaces. "This workspace" is session.Workspace's rule, the one
+// session/list's cwd filter applies, so every listed session can be
+// loaded from the cwd it was listed for.
 func (s *server) inWorkspace(ctx context.Context, id, cwd string) error {
 	notHere := notFound("session %s was not found in this workspace", id)
 	if id == "" {
 		return invalidParams("sessionId is required")
+	}
+	ws, err := session.ResolveWorkspace(cwd)
+	if err != nil {
+		return invalidParams("cwd: %v", err)
 	}
 	results, err := s.b.Catalog.ReadTitleSnapshots(ctx, []string{id})
 	if err != nil {
@@ -175,7 +181,7 @@ func (s *server) inWorkspace(ctx context.Context, id, cwd string) error {
 		}
 		return notHere
 	}
-	if r.Value.Session.CwdOrEmpty() != cwd {
+	if !ws.Holds(r.Value.Session.Cwd) {
 		return notHere
 	}
 	return nil

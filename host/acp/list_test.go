@@ -109,15 +109,7 @@ func (d *memDisk) appendRaw(id string, e session.Event) {
 // with a trailing slash or directly (session.Workspace), and a session
 // recorded through the link stays out of a listing by the real path.
 func TestListCwdFilterIsTheWorkspaceRule(t *testing.T) {
-	w := newWorld(t)
-	h := start(t, w)
-	real := workspace(t)
-	link := filepath.Join(t.TempDir(), "link")
-	if err := os.Symlink(real, link); err != nil {
-		t.Fatal(err)
-	}
-	direct := h.newSession(real)
-	viaLink := h.newSession(link)
+	h, real, link, direct, viaLink := linkedSessions(t)
 	list := func(cwd string) []sdk.SessionId {
 		t.Helper()
 		res, err := h.conn.ListSessions(h.ctx, sdk.ListSessionsRequest{Cwd: &cwd})
@@ -142,4 +134,46 @@ func TestListCwdFilterIsTheWorkspaceRule(t *testing.T) {
 	if got := list(real + "/"); !slices.Equal(got, []sdk.SessionId{direct}) {
 		t.Errorf("by the real path: %v, want only %v", got, direct)
 	}
+}
+
+// TestLoadAndResumeFollowTheListsWorkspaceRule: a session session/list
+// shows for a cwd can be loaded and resumed with that cwd, through a link
+// or with a trailing slash, and one it hides is refused like an unknown id.
+func TestLoadAndResumeFollowTheListsWorkspaceRule(t *testing.T) {
+	h, real, link, direct, viaLink := linkedSessions(t)
+	for _, id := range []sdk.SessionId{direct, viaLink} {
+		if _, err := h.conn.CloseSession(h.ctx, sdk.CloseSessionRequest{SessionId: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	load := func(id sdk.SessionId, cwd string) error {
+		_, err := h.conn.LoadSession(h.ctx, sdk.LoadSessionRequest{SessionId: id, Cwd: cwd, McpServers: []sdk.McpServer{}})
+		return err
+	}
+	if err := load(direct, link+"/"); err != nil {
+		t.Errorf("loading the real path's session through the link: %v", err)
+	}
+	if _, err := h.conn.ResumeSession(h.ctx, sdk.ResumeSessionRequest{SessionId: viaLink, Cwd: link}); err != nil {
+		t.Errorf("resuming the link's session through the link: %v", err)
+	}
+	if _, err := h.conn.CloseSession(h.ctx, sdk.CloseSessionRequest{SessionId: viaLink}); err != nil {
+		t.Fatal(err)
+	}
+	re, ok := load(viaLink, real+"/").(*sdk.RequestError)
+	if !ok || re.Code != -32002 {
+		t.Errorf("loading the link's session by the real path = %v, want not found in this workspace", re)
+	}
+}
+
+// linkedSessions starts a server with two sessions of one workspace: one
+// created at its real path, one through a symbolic link to it.
+func linkedSessions(t *testing.T) (h *harness, real, link string, direct, viaLink sdk.SessionId) {
+	t.Helper()
+	h = start(t, newWorld(t))
+	real = workspace(t)
+	link = filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	return h, real, link, h.newSession(real), h.newSession(link)
 }

@@ -12,8 +12,10 @@ import (
 )
 
 // CompactionConfig configures summarizing older history: it is the
-// compaction config section (CompactionSchema). A zero field takes the
-// section's default from configs/default.yaml.
+// compaction config section (CompactionSchema). A zero ratio or token count
+// takes the section's default from configs/default.yaml; Enabled is a
+// switch, so an agent built in code without it does not compact on its
+// own, where a loaded config (enabled: true by default) does.
 type CompactionConfig struct {
 	// Enabled turns on automatic compaction before a step whose request is
 	// estimated above ThresholdRatio of the model's context window (skipped

@@ -4,12 +4,13 @@
 // environment variables and flags. viper merges the layers; this package
 // owns the key tree, strict validation and the origin of every value.
 //
-// The key tree is the loader's own keys (the Config struct: home and
-// sessions.dir, which locate dsh's data, plus mcp.servers, a map a Schema
-// cannot declare) and the sections other packages own: the package that
-// reads a section (host/agent, host/mcp, host/sessionquery/searchindex, host/permissions,
-// host/sandbox, host/codingtools, host/tui, each plugin, and compositions
-// for llm, log and runtime) declares it once as a Schema (its struct, its rules, its path keys,
+// The key tree is the loader's own keys (the Config struct: home, which
+// locates dsh's data and every layer found through it, plus mcp.servers, a
+// map a Schema cannot declare) and the sections other packages own: the
+// package that reads a section (host/store for sessions, host/agent,
+// host/mcp, host/sessionquery/searchindex, host/permissions, host/sandbox,
+// host/codingtools, host/tui, each plugin, and compositions for llm, log
+// and runtime) declares it once as a Schema (its struct, its rules, its path keys,
 // the relations between its keys) and the caller of Load registers it
 // through Options.Sections (cmd/dsh passes compositions.ConfigSections). The loader then checks those keys in every
 // layer like its own, so the owner decodes its section with Section and

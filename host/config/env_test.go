@@ -38,8 +38,8 @@ func TestEnvVariablesMapToKeys(t *testing.T) {
 			t.Errorf("Origin(%q) = %q, want %q", key, got, origin)
 		}
 	}
-	if want := filepath.Join(otherHome, "sessions"); c.Sessions.Dir != want {
-		t.Errorf("Sessions.Dir = %q, want it under DSH_HOME (%q)", c.Sessions.Dir, want)
+	if want := filepath.Join(otherHome, "sessions"); c.Value("sessions.dir") != want {
+		t.Errorf("sessions.dir = %q, want it under DSH_HOME (%q)", c.Value("sessions.dir"), want)
 	}
 	// The session-query plugin switch did not drag the other keys along.
 	if c.Value("plugins.spill.enabled") != false {

@@ -417,9 +417,6 @@ func (ld *loader) resolvePaths(c *Config, winners map[string]setting) error {
 		}
 		c.Home = filepath.Join(h, ".dsh")
 	}
-	if c.Sessions.Dir == "" {
-		c.Sessions.Dir = filepath.Join(c.Home, "sessions")
-	}
 	for key, file := range ld.tree.inHome {
 		if f, _ := ld.tree.field(c, key); f.String() == "" {
 			f.SetString(filepath.Join(c.Home, file))

@@ -39,8 +39,8 @@ func TestLoadDefaultsGivesEveryKeyFromDefaultOrigin(t *testing.T) {
 	if c.Home != w.home {
 		t.Errorf("Home = %q, want %q (~/.dsh)", c.Home, w.home)
 	}
-	if want := filepath.Join(w.home, "sessions"); c.Sessions.Dir != want {
-		t.Errorf("Sessions.Dir = %q, want %q", c.Sessions.Dir, want)
+	if want := filepath.Join(w.home, "sessions"); c.Value("sessions.dir") != want {
+		t.Errorf("sessions.dir = %q, want %q", c.Value("sessions.dir"), want)
 	}
 	if want := filepath.Join(w.home, "session-query.db"); c.Value("session_query.path") != want {
 		t.Errorf("SessionQuery.Path = %q, want %q", c.Value("session_query.path"), want)

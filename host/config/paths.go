@@ -13,7 +13,6 @@ import (
 // environment and flags); a leading "~/" means the user's home directory.
 var pathKeys = []string{
 	"home",
-	"sessions.dir",
 }
 
 // userHome finds the user's home directory, preferring the injected

@@ -38,8 +38,8 @@ func TestDerivedPathsFollowHome(t *testing.T) {
 	if c.Home != home {
 		t.Errorf("Home = %q, want %q", c.Home, home)
 	}
-	if c.Sessions.Dir != filepath.Join(home, "sessions") || c.Value("session_query.path") != filepath.Join(home, "session-query.db") {
-		t.Errorf("sessions.dir = %q, session_query.path = %q, want them under %s", c.Sessions.Dir, c.Value("session_query.path"), home)
+	if c.Value("sessions.dir") != filepath.Join(home, "sessions") || c.Value("session_query.path") != filepath.Join(home, "session-query.db") {
+		t.Errorf("sessions.dir = %q, session_query.path = %q, want them under %s", c.Value("sessions.dir"), c.Value("session_query.path"), home)
 	}
 }
 
@@ -49,8 +49,8 @@ func TestExplicitPathsOverrideDerivedOnes(t *testing.T) {
 	sessions := filepath.Join(t.TempDir(), "s")
 	o.Set = []string{"sessions.dir=" + sessions, "session_query.path=:memory:"}
 	c := w.load(o)
-	if c.Sessions.Dir != sessions {
-		t.Errorf("Sessions.Dir = %q, want %q", c.Sessions.Dir, sessions)
+	if c.Value("sessions.dir") != sessions {
+		t.Errorf("sessions.dir = %q, want %q", c.Value("sessions.dir"), sessions)
 	}
 	if c.Value("session_query.path") != ":memory:" {
 		t.Errorf("SessionQuery.Path = %q, want :memory:", c.Value("session_query.path"))

@@ -75,7 +75,7 @@ func TestReferenceRefusesAKeyWithoutADefault(t *testing.T) {
 	for _, d := range ref {
 		keys = append(keys, d.Key)
 	}
-	if !slices.Equal(keys, []string{"home", "sessions.dir", "mcp.servers"}) {
+	if !slices.Equal(keys, []string{"home", "mcp.servers"}) {
 		t.Errorf("the reference of the loader's own keys = %v", keys)
 	}
 }

@@ -37,8 +37,8 @@ func TestUntrustedProjectCannotWidenPermissionsOrRedirectTheKey(t *testing.T) {
 	if c.Value("llm.base_url") != "" || c.Value("llm.api_key_env") != "DEEPSEEK_API_KEY" {
 		t.Errorf("llm.base_url = %q, llm.api_key_env = %q: the project redirected the key", c.Value("llm.base_url"), c.Value("llm.api_key_env"))
 	}
-	if c.Home != w.home || c.Sessions.Dir != filepath.Join(w.home, "sessions") {
-		t.Errorf("home = %q, sessions.dir = %q: the project moved dsh's storage", c.Home, c.Sessions.Dir)
+	if c.Home != w.home || c.Value("sessions.dir") != filepath.Join(w.home, "sessions") {
+		t.Errorf("home = %q, sessions.dir = %q: the project moved dsh's storage", c.Home, c.Value("sessions.dir"))
 	}
 	// Harmless keys still apply.
 	if c.Value("llm.model") != "attacker-model" || c.Value("tools.read.default_limit") != 50 {

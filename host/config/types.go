@@ -2,14 +2,12 @@ package config
 
 import "reflect"
 
-// Config is the effective configuration. Its fields are the loader's own
-// keys (the mapstructure tags are the key names); the sections other
-// packages register (Schema) are read with Get or Section. Home and
-// Sessions.Dir are absolute, and so is every other non-empty path but a
-// Schema's literal values (":memory:").
+// Config is the effective configuration. Its field is the loader's own key
+// (the mapstructure tag is the key name); the sections other packages
+// register (Schema) are read with Get or Section. Home is absolute, and so
+// is every other non-empty path but a Schema's literal values (":memory:").
 type Config struct {
-	Home     string         `mapstructure:"home"`
-	Sessions SessionsConfig `mapstructure:"sessions"`
+	Home string `mapstructure:"home"`
 
 	// The untagged fields are skipped by decoding. tree is the key tree
 	// Load used (nil means the built-in one); owned holds a pointer to
@@ -18,9 +16,4 @@ type Config struct {
 	mcpServers map[string]MCPServer
 	tree       *schema
 	owned      map[string]reflect.Value
-}
-
-// SessionsConfig is the sessions section.
-type SessionsConfig struct {
-	Dir string `mapstructure:"dir"`
 }

@@ -17,6 +17,24 @@
 // model history a request is built from), FoldTitle and FallbackTitle, Fork
 // and MarkEndSeed, Compatible and SameSnapshotHeader.
 //
+// Workspace identity is decided once, by ResolveWorkspace and
+// Workspace.Holds; the session-query tools' access rule, the dsh sessions
+// commands and their completion, ACP session/list, session/load and
+// session/resume, and the TUI's /resume, /search and prompt history all
+// use them, so they agree on which sessions are "here". The
+// decision: the caller's path is canonicalized (made absolute, cleaned and,
+// separately, resolved through symbolic links), while a session's stored cwd
+// is compared as the exact string it is, against each of those forms
+// (Forms, the values a cwd filter passes to the index). Resolving the stored
+// string instead would let a log recorded through a link that now points
+// elsewhere claim this workspace, and it cannot be done by the index's exact
+// cwd filter; keeping it exact is the design's cwd rule (session-query.md
+// §5.3). So trailing slashes, ".." steps and links in the caller's path do
+// not matter, a log recorded through a link is seen by a caller entering
+// through that link but not by one at the real path, case variants are
+// distinct, and a renamed directory's old logs keep the old name. Sessions
+// dsh creates store the cleaned path as given (Workspace.Given).
+//
 // Any host package may import session; session imports only host (for its
 // service key), host/hook and uniseg (grapheme-safe title cuts).
 package session

@@ -22,9 +22,8 @@ import (
 // still finds the sessions recorded under the real path. Case variants are
 // distinct even on a case-insensitive file system.
 //
-// Every "same workspace" decision uses Holds: the session-query tools'
-// access rule, the dsh sessions commands, ACP session/list and the TUI's
-// pickers.
+// Every "same workspace" decision uses Holds (the package doc lists them
+// and says why the stored cwd is compared exactly).
 type Workspace struct {
 	Given     string
 	Canonical string

@@ -26,6 +26,10 @@
 // hangs the others. The store validates JSON shape only; the surface fold belongs to
 // the readers (host/session, host/sessionquery).
 //
+// The sessions config section (sessions.dir, the root New takes) is
+// declared here, as ConfigSchema; compositions registers it and passes the
+// loaded dir to New.
+//
 // Any host package or composition may use a Store. Writers are not shared
 // between processes: the lock makes a second writer fail with LockedError,
 // while List, Stat, Inspect and Changes may run concurrently with writers in

@@ -109,7 +109,7 @@ func runUI(ctx context.Context, opts Options, ready func(*ui)) (Result, error) {
 	}
 	u := newUI(opts)
 	defer u.cancel()
-	if u.recalled, err = u.prompts.recall(opts.Cwd); err != nil {
+	if u.recalled, err = u.prompts.recall(u.ws); err != nil {
 		opts.Log.Warn("the prompt history could not be read", "file", opts.PromptHistory, "err", err)
 	}
 	u.attach(first)

@@ -43,12 +43,12 @@ func TestCtrlCTwiceExitsAndReportsTheResumeCommand(t *testing.T) {
 	d.keyMod(tcell.KeyCtrlC, 0, tcell.ModCtrl)
 	d.waitText("Press Ctrl+C again to exit")
 	out := d.exit()
-	if out.err != nil {
-		t.Fatal(out.err)
+	if out.Err != nil {
+		t.Fatal(out.Err)
 	}
 	id := "00000000-0000-4000-8000-000000000001"
-	if out.res.SessionID != id || out.res.ResumeCommand != "dsh tui --resume "+id {
-		t.Errorf("result = %+v", out.res)
+	if out.Res.SessionID != id || out.Res.ResumeCommand != "dsh tui --resume "+id {
+		t.Errorf("result = %+v", out.Res)
 	}
 	if _, err := b.store.Stat(t.Context(), id); err != nil {
 		t.Errorf("the session was not persisted: %v", err)
@@ -65,8 +65,8 @@ func TestAnUntouchedSessionPrintsNoResumeCommand(t *testing.T) {
 	b := newBackend(t, newScripted())
 	d := startUI(t, b, nil)
 	out := d.exit()
-	if out.err != nil || out.res.SessionID == "" || out.res.ResumeCommand != "" {
-		t.Errorf("result = %+v, %v", out.res, out.err)
+	if out.Err != nil || out.Res.SessionID == "" || out.Res.ResumeCommand != "" {
+		t.Errorf("result = %+v, %v", out.Res, out.Err)
 	}
 }
 
@@ -76,8 +76,8 @@ func TestAWarningIsShownAsSoonAsTheUIOpens(t *testing.T) {
 		o.Warning = "set DEEPSEEK_API_KEY (or llm.api_key) to use the deepseek provider; add --profile demo"
 	})
 	d.waitText("set DEEPSEEK_API_KEY", "--profile demo")
-	if out := d.exit(); out.err != nil {
-		t.Fatal(out.err)
+	if out := d.exit(); out.Err != nil {
+		t.Fatal(out.Err)
 	}
 }
 
@@ -85,8 +85,8 @@ func TestPickSessionOpensTheResumePickerAtStart(t *testing.T) {
 	b := newBackend(t, newScripted())
 	d := startUI(t, b, func(o *Options) { o.PickSession = true })
 	d.waitText("Resume a session", "this workspace")
-	if out := d.exit(); out.err != nil {
-		t.Fatal(out.err)
+	if out := d.exit(); out.Err != nil {
+		t.Fatal(out.Err)
 	}
 }
 

@@ -88,7 +88,7 @@ func TestANarrowApprovalDialogStillShowsRejectAndSaysWhatTheSessionGrantCovers(t
 	))
 	d := startUI(t, b, func(o *Options) {
 		s := o.Screen.(*sizedScreen)
-		s.w, s.h = 50, 24
+		s.W, s.H = 50, 24
 	})
 	d.submit("greet me")
 	screen := d.waitText("Approval needed", "echo approved-output", "This session (a) allows every later")

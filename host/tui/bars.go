@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gdamore/tcell/v2"
+
 	"github.com/seed-e9b4dba4/dsh/host/session"
 )
 
@@ -62,14 +64,8 @@ func (u *ui) statusContent(width int) ([]span, []span) {
 		left = append(left, span{" ○ ready", th.bar})
 	}
 
-	// The facts, in display order; on a narrow terminal the ones with the
-	// lowest keep rank go first, so the model and the permission mode stay.
-	type fact struct {
-		text string
-		keep int
-	}
-	var facts []fact
-	add := func(keep int, s string) { facts = append(facts, fact{s, keep}) }
+	var facts []statusFact
+	add := func(keep int, s string) { facts = append(facts, statusFact{s, keep}) }
 	add(1, fmt.Sprintf("↑%s ↓%s", tokens(st.input), tokens(st.output)))
 	if rate, ok := st.cacheRate(); ok {
 		add(0, fmt.Sprintf("cache %d%%", rate))
@@ -87,28 +83,47 @@ func (u *ui) statusContent(width int) ([]span, []span) {
 	default:
 		add(2, "ctx unknown")
 	}
-	add(4, sanitize(model)+effortSuffix(effort))
+	add(keepAlways, sanitize(model)+effortSuffix(effort))
 	if u.opts.Permissions != nil {
-		add(5, string(u.opts.Permissions.Mode(u.cur.agent.ID())))
+		add(keepAlways+1, string(u.opts.Permissions.Mode(u.cur.agent.ID())))
 	}
-	build := func(minKeep int) []span {
-		var right []span
-		for _, f := range facts {
-			if f.keep < minKeep {
-				continue
-			}
-			if len(right) > 0 {
-				right = append(right, span{" · ", th.barDim})
-			}
-			right = append(right, span{f.text, th.bar})
+	var right []span
+	for _, text := range fitStatus(facts, cellsWidth(cellsOf(left, th.escape)), width) {
+		if len(right) > 0 {
+			right = append(right, span{" · ", th.barDim})
 		}
-		return append(right, span{" ", th.bar})
+		right = append(right, span{text, th.bar})
 	}
-	leftW := cellsWidth(cellsOf(left, th.escape))
+	return left, append(right, span{" ", th.bar})
+}
+
+// statusFact is one fact on the right of the status bar; keep ranks which
+// a narrow terminal drops first (the lowest).
+type statusFact struct {
+	text string
+	keep int
+}
+
+// keepAlways is the rank from which facts stay however narrow the bar:
+// the model and the permission mode.
+const keepAlways = 4
+
+// fitStatus returns the texts of the facts shown beside a left part leftW
+// cells wide on a bar width cells wide, in their order: all of them when
+// they fit (joined by " · ", a trailing space and one cell of gap), else
+// without the lowest ranks, one rank at a time, down to the facts ranked
+// keepAlways and up, which stay even when they do not fit.
+func fitStatus(facts []statusFact, leftW, width int) []string {
 	for minKeep := 0; ; minKeep++ {
-		right := build(minKeep)
-		if minKeep >= 4 || leftW+cellsWidth(cellsOf(right, th.escape))+1 <= width {
-			return left, right
+		var texts []string
+		for _, f := range facts {
+			if f.keep >= minKeep {
+				texts = append(texts, f.text)
+			}
+		}
+		line := strings.Join(texts, " · ") + " "
+		if minKeep >= keepAlways || leftW+cellsWidth(cellsOf([]span{{line, tcell.StyleDefault}}, tcell.StyleDefault))+1 <= width {
+			return texts
 		}
 	}
 }

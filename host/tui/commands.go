@@ -47,30 +47,36 @@ func commandsMatching(prefix string) []command {
 	return out
 }
 
-// command runs a line starting with "/". A unique prefix is enough.
+// command runs a line starting with "/".
 func (u *ui) command(line string) {
-	name, arg, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
-	arg = strings.TrimSpace(arg)
-	if name == "quit" {
-		name = "exit"
-	}
-	var found *command
-	for _, c := range commandList() {
-		if c.name == name {
-			found = &c
-			break
-		}
-	}
-	if found == nil {
-		if m := commandsMatching(name); len(m) == 1 && name != "" {
-			found = &m[0]
-		}
-	}
+	found, name, arg := parseCommand(line)
 	if found == nil {
 		u.notice(entryError, "unknown command /%s: /help lists the commands (start a message with // to send a literal /)", sanitize(name))
 		return
 	}
 	found.run(u, arg)
+}
+
+// parseCommand splits a line starting with "/" into the command it names
+// and its argument (the rest of the line, trimmed). The name is the text up
+// to the first space; an exact name wins, else a prefix of exactly one
+// command is enough, and /quit is /exit. found is nil for an unknown or
+// ambiguous name, which name returns as typed.
+func parseCommand(line string) (found *command, name, arg string) {
+	name, arg, _ = strings.Cut(strings.TrimPrefix(line, "/"), " ")
+	arg = strings.TrimSpace(arg)
+	if name == "quit" {
+		name = "exit"
+	}
+	for _, c := range commandList() {
+		if c.name == name {
+			return &c, name, arg
+		}
+	}
+	if m := commandsMatching(name); len(m) == 1 && name != "" {
+		return &m[0], name, arg
+	}
+	return nil, name, arg
 }
 
 func (u *ui) titleCommand(arg string) {

@@ -22,6 +22,7 @@ import (
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 	"github.com/seed-e9b4dba4/dsh/host/store"
 	"github.com/seed-e9b4dba4/dsh/host/tools"
+	"github.com/seed-e9b4dba4/dsh/host/tui/tuitest"
 )
 
 // testNow is the fixed clock of every UI test.
@@ -356,78 +357,51 @@ func mkdir(t *testing.T, dir string) {
 	}
 }
 
-// screenDriver runs a UI on a simulation screen and reads what it drew.
+// screenDriver runs a UI on a simulation screen and reads what it drew
+// (tuitest.Driver); the lower-case methods are the tests' short names.
 type screenDriver struct {
+	*tuitest.Driver[Result]
 	t      *testing.T
 	screen tcell.SimulationScreen
-	frames chan string
-	last   string
 	ui     *ui
-	done   chan runOutcome
-	cancel context.CancelFunc
 }
 
-type runOutcome struct {
-	res Result
-	err error
-}
+type runOutcome = tuitest.Outcome[Result]
 
-// sizedScreen is a simulation screen that keeps its size across Init,
-// which tview calls when it takes the screen.
-type sizedScreen struct {
-	tcell.SimulationScreen
-	w, h int
-}
-
-func (s *sizedScreen) Init() error {
-	if err := s.SimulationScreen.Init(); err != nil {
-		return err
-	}
-	s.SetSize(s.w, s.h)
-	return nil
-}
+// sizedScreen is the screen startUI hands the UI; adjust may resize it
+// before the UI starts.
+type sizedScreen = tuitest.Screen
 
 // startUI runs the UI over b with opts adjusted for tests, and waits for
 // its first frame.
 func startUI(t *testing.T, b *backend, adjust func(*Options)) *screenDriver {
 	t.Helper()
-	d := &screenDriver{t: t, frames: make(chan string, 1), done: make(chan runOutcome, 1)}
-	d.screen = tcell.NewSimulationScreen("UTF-8")
+	d := &screenDriver{Driver: tuitest.New[Result](t, 100, 30), t: t}
+	d.screen = d.Screen.SimulationScreen
 	opts := Options{
 		Sessions: b, Query: b.query, Tools: b.tools, Permissions: b.perms, Models: b.provider.(Models),
 		Config: Config{ShowReasoning: true, MaxToolOutputLines: 6, Color: true, Mouse: true},
 		Cwd:    b.cwd, Version: "test",
-		Screen: &sizedScreen{SimulationScreen: d.screen, w: 100, h: 30},
-		Now:    b.clock.now,
-		NewID:  b.newID,
-	}
-	opts.AfterDraw = func(s tcell.Screen) {
-		text := screenText(s)
-		select {
-		case <-d.frames:
-		default:
-		}
-		d.frames <- text
+		Screen:    d.Screen,
+		Now:       b.clock.now,
+		NewID:     b.newID,
+		AfterDraw: d.AfterDraw,
 	}
 	if adjust != nil {
 		adjust(&opts)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	d.cancel = cancel
 	ready := make(chan *ui, 1)
-	go func() {
-		res, err := runUI(ctx, opts, func(u *ui) { ready <- u })
-		d.done <- runOutcome{res, err}
-	}()
+	d.Start(func() (Result, error) { return runUI(ctx, opts, func(u *ui) { ready <- u }) })
 	select {
 	case d.ui = <-ready:
-	case out := <-d.done:
-		t.Fatalf("the UI did not start: %v", out.err)
+	case out := <-d.Done():
+		t.Fatalf("the UI did not start: %v", out.Err)
 	}
 	t.Cleanup(func() {
 		cancel()
 		select {
-		case <-d.done:
+		case <-d.Done():
 		case <-time.After(20 * time.Second):
 			t.Error("the UI did not stop after its context was cancelled")
 		}
@@ -437,102 +411,34 @@ func startUI(t *testing.T, b *backend, adjust func(*Options)) *screenDriver {
 }
 
 // screenText reads the logical screen contents row by row.
-func screenText(s tcell.Screen) string {
-	w, h := s.Size()
-	var b strings.Builder
-	for y := 0; y < h; y++ {
-		var row strings.Builder
-		for x := 0; x < w; x++ {
-			str, _, width := s.Get(x, y)
-			if str == "" {
-				str = " "
-			}
-			row.WriteString(str)
-			if width > 1 {
-				x += width - 1
-			}
-		}
-		b.WriteString(strings.TrimRight(row.String(), " "))
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
+func screenText(s tcell.Screen) string { return tuitest.Text(s) }
 
-// waitLimit bounds every wait for a frame; it only decides when a broken
-// test gives up, never what a passing one sees.
-const waitLimit = 15 * time.Second
+// waitLimit bounds every wait for a frame (tuitest.DefaultLimit).
+const waitLimit = tuitest.DefaultLimit
 
-// waitFor waits for a frame satisfying ok and returns it.
 func (d *screenDriver) waitFor(what string, ok func(screen string) bool) string {
 	d.t.Helper()
-	if d.last != "" && ok(d.last) {
-		return d.last
-	}
-	deadline := time.NewTimer(waitLimit)
-	defer deadline.Stop()
-	for {
-		select {
-		case f := <-d.frames:
-			d.last = f
-			if ok(f) {
-				return f
-			}
-		case out := <-d.done:
-			d.t.Fatalf("waiting for %s: the UI exited (%v); last screen:\n%s", what, out.err, d.last)
-		case <-deadline.C:
-			d.t.Fatalf("waiting for %s: not shown; last screen:\n%s", what, d.last)
-		}
-	}
+	return d.WaitFor(what, ok)
 }
 
-// waitText waits until every text is on screen.
 func (d *screenDriver) waitText(texts ...string) string {
 	d.t.Helper()
-	return d.waitFor(strings.Join(texts, " + "), func(s string) bool {
-		for _, t := range texts {
-			if !strings.Contains(s, t) {
-				return false
-			}
-		}
-		return true
-	})
+	return d.WaitText(texts...)
 }
 
-// waitGone waits until text is no longer on screen.
 func (d *screenDriver) waitGone(text string) string {
 	d.t.Helper()
-	return d.waitFor("no "+text, func(s string) bool { return !strings.Contains(s, text) })
+	return d.WaitGone(text)
 }
 
-func (d *screenDriver) key(k tcell.Key) { d.screen.InjectKey(k, 0, tcell.ModNone) }
+func (d *screenDriver) key(k tcell.Key)                             { d.Key(k) }
+func (d *screenDriver) keyMod(k tcell.Key, r rune, m tcell.ModMask) { d.KeyMod(k, r, m) }
+func (d *screenDriver) typeText(s string)                           { d.Type(s) }
+func (d *screenDriver) submit(s string)                             { d.Submit(s) }
 
-func (d *screenDriver) keyMod(k tcell.Key, r rune, m tcell.ModMask) { d.screen.InjectKey(k, r, m) }
-
-func (d *screenDriver) typeText(s string) {
-	for _, r := range s {
-		d.screen.InjectKey(tcell.KeyRune, r, tcell.ModNone)
-	}
-}
-
-// submit types a line and presses Enter.
-func (d *screenDriver) submit(s string) {
-	d.typeText(s)
-	d.key(tcell.KeyEnter)
-}
-
-// exit presses Ctrl+C twice and waits for Run to return.
 func (d *screenDriver) exit() runOutcome {
 	d.t.Helper()
-	d.keyMod(tcell.KeyCtrlC, 0, tcell.ModCtrl)
-	d.keyMod(tcell.KeyCtrlC, 0, tcell.ModCtrl)
-	select {
-	case out := <-d.done:
-		d.done <- out
-		return out
-	case <-time.After(waitLimit):
-		d.t.Fatalf("Ctrl+C twice did not exit; last screen:\n%s", d.last)
-		return runOutcome{}
-	}
+	return d.Exit()
 }
 
 // row returns screen row y of a frame.

@@ -75,8 +75,8 @@ func TestSearchFindsAPriorSessionOpensItAndResumesIt(t *testing.T) {
 		t.Errorf("the header does not show the resumed session: %q", row(screen, 0))
 	}
 	out := d.exit()
-	if out.res.SessionID != ids["plan the zebra migration"] {
-		t.Errorf("exit reports %s, want the resumed session", out.res.SessionID)
+	if out.Res.SessionID != ids["plan the zebra migration"] {
+		t.Errorf("exit reports %s, want the resumed session", out.Res.SessionID)
 	}
 }
 

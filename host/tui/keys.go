@@ -271,7 +271,7 @@ func (u *ui) complete() bool {
 // remember keeps a sent line for later runs, off the UI goroutine.
 func (u *ui) remember(text string) {
 	u.recalled = append(u.recalled, text)
-	u.prompts.enqueue(u.opts.Cwd, text)
+	u.prompts.enqueue(u.ws.Given, text)
 	u.goBackground(func(context.Context) {
 		if err := u.prompts.flush(); err != nil {
 			u.opts.Log.Warn("the prompt history could not be written", "file", u.opts.PromptHistory, "err", err)

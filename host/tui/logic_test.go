@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rivo/uniseg"
 )
 
 // Unit tests of the UI's pieces with logic, without a screen.
@@ -64,4 +66,64 @@ func (o Options) mustDefaults(t *testing.T) Options {
 		t.Fatal(err)
 	}
 	return o
+}
+
+func TestParseCommandSplitsTheNameFromItsArgument(t *testing.T) {
+	for _, tc := range []struct {
+		line, want, name, arg string
+	}{
+		{"/help", "help", "help", ""},
+		{"/model  deepseek-v4-pro high ", "model", "model", "deepseek-v4-pro high"},
+		{"/title   fix the flaky upload test  ", "title", "title", "fix the flaky upload test"},
+		{"/mode read-only", "mode", "mode", "read-only"}, // exact, though a prefix of model
+		{"/ret", "retry", "ret", ""},
+		{"/se walrus", "search", "se", "walrus"},
+		{"/quit", "exit", "exit", ""},
+		{"/re", "", "re", ""},          // resume or retry
+		{"/mo plan", "", "mo", "plan"}, // model or mode
+		{"/", "", "", ""},
+		{"/HELP", "", "HELP", ""},
+		{"/exitx now", "", "exitx", "now"},
+	} {
+		found, name, arg := parseCommand(tc.line)
+		got := ""
+		if found != nil {
+			got = found.name
+		}
+		if got != tc.want || name != tc.name || arg != tc.arg {
+			t.Errorf("parseCommand(%q) = %q, %q, %q; want %q, %q, %q", tc.line, got, name, arg, tc.want, tc.name, tc.arg)
+		}
+	}
+}
+
+// TestStatusLineLayoutAt80And50Columns pins what the status bar's right
+// side keeps as the terminal narrows: the cache rate goes first, then the
+// token counts, then the context use; the model and the permission mode
+// always stay.
+func TestStatusLineLayoutAt80And50Columns(t *testing.T) {
+	facts := []statusFact{
+		{"↑12.3k ↓456", 1},
+		{"cache 80%", 0},
+		{"ctx 12% of 1M", 2},
+		{"deepseek-v4-pro high", keepAlways},
+		{"accept-edits", keepAlways + 1},
+	}
+	running := uniseg.StringWidth(" ● responding 12s · step 3") // 26 cells
+	ready := uniseg.StringWidth(" ○ ready")                     // 8 cells
+	for _, tc := range []struct {
+		name         string
+		leftW, width int
+		want         string
+	}{
+		{"wide", running, 120, "↑12.3k ↓456 · cache 80% · ctx 12% of 1M · deepseek-v4-pro high · accept-edits"},
+		{"80 columns, running", running, 80, "ctx 12% of 1M · deepseek-v4-pro high · accept-edits"},
+		{"one column short of the context use", running, 78, "deepseek-v4-pro high · accept-edits"},
+		{"80 columns, ready", ready, 80, "↑12.3k ↓456 · ctx 12% of 1M · deepseek-v4-pro high · accept-edits"},
+		{"50 columns, ready", ready, 50, "deepseek-v4-pro high · accept-edits"},
+		{"50 columns, running: the model and mode stay though they overflow", running, 50, "deepseek-v4-pro high · accept-edits"},
+	} {
+		if got := strings.Join(fitStatus(facts, tc.leftW, tc.width), " · "); got != tc.want {
+			t.Errorf("%s: right side %q, want %q", tc.name, got, tc.want)
+		}
+	}
 }

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/seed-e9b4dba4/dsh/host/session"
 )
 
 // The prompt history (Up and Down in the input) outlives the process: every
@@ -70,9 +72,10 @@ func (h *promptHistory) flush() error {
 	return h.append(recs)
 }
 
-// recall returns the prompts sent in cwd, oldest first, at most
-// maxRecalled, without repeating a prompt right after itself.
-func (h *promptHistory) recall(cwd string) ([]string, error) {
+// recall returns the prompts sent in workspace ws (session.Workspace's
+// rule, as for its sessions), oldest first, at most maxRecalled, without
+// repeating a prompt right after itself.
+func (h *promptHistory) recall(ws session.Workspace) ([]string, error) {
 	if h == nil || h.path == "" {
 		return nil, nil
 	}
@@ -81,7 +84,7 @@ func (h *promptHistory) recall(cwd string) ([]string, error) {
 	recs, err := h.read()
 	var out []string
 	for _, r := range recs {
-		if r.Cwd == cwd && (len(out) == 0 || out[len(out)-1] != r.Text) {
+		if ws.Holds(&r.Cwd) && (len(out) == 0 || out[len(out)-1] != r.Text) {
 			out = append(out, r.Text)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/gdamore/tcell/v2"
+
+	"github.com/seed-e9b4dba4/dsh/host/session"
 )
 
 func TestUpRecallsPromptsSentInAnEarlierRunInThisWorkspace(t *testing.T) {
@@ -20,8 +22,8 @@ func TestUpRecallsPromptsSentInAnEarlierRunInThisWorkspace(t *testing.T) {
 	d.waitText("One.", "○ ready")
 	d.submit("second prompt")
 	d.waitText("Two.", "○ ready")
-	if out := d.exit(); out.err != nil {
-		t.Fatal(out.err)
+	if out := d.exit(); out.Err != nil {
+		t.Fatal(out.Err)
 	}
 	if st, err := os.Stat(file); err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("the history file is not private: %v %v", st, err)
@@ -63,7 +65,7 @@ func TestThePromptHistoryStaysBounded(t *testing.T) {
 	if st.Size() > maxHistoryBytes+int64(len(long))+100 {
 		t.Errorf("the file grew to %d bytes", st.Size())
 	}
-	got, err := h.recall("/w")
+	got, err := h.recall(session.Workspace{Given: "/w", Canonical: "/w"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +89,44 @@ func TestThePromptHistoryStaysBounded(t *testing.T) {
 	if err := h.flush(); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := h.recall("/w"); err != nil || got[len(got)-1] != "after the damage" {
+	if got, err := h.recall(session.Workspace{Given: "/w", Canonical: "/w"}); err != nil || got[len(got)-1] != "after the damage" {
 		t.Errorf("recall after a damaged line = %v, %v", len(got), err)
+	}
+}
+
+// TestRecallFollowsTheWorkspaceRule: the prompts recalled in a workspace
+// are those of the sessions listed there (session.Workspace): run through a
+// link, the UI recalls what was sent at the real path and through the link;
+// at the real path, with a trailing slash, only what was sent there.
+func TestRecallFollowsTheWorkspaceRule(t *testing.T) {
+	root := t.TempDir()
+	real, link := filepath.Join(root, "real"), filepath.Join(root, "link")
+	if err := os.Mkdir(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	h := &promptHistory{path: filepath.Join(root, "prompt-history.jsonl")}
+	for _, r := range []promptRecord{{real, "at the real path"}, {link, "through the link"}, {root, "elsewhere"}} {
+		h.enqueue(r.Cwd, r.Text)
+	}
+	if err := h.flush(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		cwd  string
+		want []string
+	}{
+		{link, []string{"at the real path", "through the link"}},
+		{real + "/", []string{"at the real path"}},
+	} {
+		ws, err := session.ResolveWorkspace(tc.cwd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := h.recall(ws); err != nil || strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("recall from %s = %q, %v; want %q", tc.cwd, got, err, tc.want)
+		}
 	}
 }

@@ -169,7 +169,7 @@ func TestANarrowStatusLineKeepsTheModelAndThePermissionMode(t *testing.T) {
 			b := newBackend(t, p)
 			d := startUI(t, b, func(o *Options) {
 				s := o.Screen.(*sizedScreen)
-				s.w, s.h = size.w, size.h
+				s.W, s.H = size.w, size.h
 			})
 			d.submit("/model " + size.model)
 			d.waitText("model: " + size.model)

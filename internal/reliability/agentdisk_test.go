@@ -136,7 +136,7 @@ func TestFullDiskThroughTheAgentLoopKeepsEveryAcknowledgedEvent(t *testing.T) {
 			// What is on disk: every acknowledged event, then only the
 			// repair's closers.
 			acked := disk.acknowledged()
-			_, events, err := store.New(rt.Config.Sessions.Dir, store.Options{Log: slog.New(slog.DiscardHandler)}).Load(context.Background(), hdr.ID)
+			_, events, err := store.New(rt.Store.Root(), store.Options{Log: slog.New(slog.DiscardHandler)}).Load(context.Background(), hdr.ID)
 			if err != nil {
 				t.Fatalf("the log does not load: %v", err)
 			}

@@ -29,7 +29,7 @@ const goodSessions = 1000
 func brokenHome(t *testing.T) hermetic {
 	t.Helper()
 	h := newHermetic(t)
-	ws := filepath.Join(h.config(t, "").Sessions.Dir, store.WorkspaceSlug(&h.cwd))
+	ws := filepath.Join(h.config(t, "").Value("sessions.dir").(string), store.WorkspaceSlug(&h.cwd))
 	logAt := func(id string) string {
 		dir := filepath.Join(ws, id)
 		if err := os.MkdirAll(dir, 0o700); err != nil {

@@ -199,7 +199,7 @@ func TestIndexDamagedUnderARunningRuntimeNeverServesWrongResults(t *testing.T) {
 func checkTokens(t *testing.T, rt *compositions.Runtime, tokens []string, mayFail bool) int {
 	t.Helper()
 	ctx := context.Background()
-	tr, err := readTruth(ctx, rt.Config.Sessions.Dir)
+	tr, err := readTruth(ctx, rt.Store.Root())
 	if err != nil {
 		t.Fatal(err)
 	}

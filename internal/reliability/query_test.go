@@ -104,7 +104,7 @@ type hostileCorpus struct {
 func newHostileCorpus(t *testing.T) hostileCorpus {
 	t.Helper()
 	c := hostileCorpus{h: newHermetic(t), planted: map[string]string{}}
-	st := store.New(c.h.config(t, "").Sessions.Dir, store.Options{Log: slog.New(slog.DiscardHandler)})
+	st := store.New(c.h.config(t, "").Value("sessions.dir").(string), store.Options{Log: slog.New(slog.DiscardHandler)})
 	for i, hq := range hostileQueries {
 		if hq.large || hq.invalid {
 			continue
@@ -143,7 +143,7 @@ func TestHostileQueriesAreDataInTheServiceAndTheModelTools(t *testing.T) {
 	// loaded (it takes about a second alone, ten under the race detector).
 	rt := newRuntime(t, compositions.ACP, c.h.config(t, "session-query", "plugins.session_query.search_timeout_ms=5000"))
 	ctx := context.Background()
-	tr, err := readTruth(ctx, rt.Config.Sessions.Dir)
+	tr, err := readTruth(ctx, rt.Store.Root())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func resultText(r tools.Result) string {
 func TestHostileQueriesAreDataInDshSessionsSearch(t *testing.T) {
 	bin := dshBinary(t)
 	c := newHostileCorpus(t)
-	tr, err := readTruth(context.Background(), c.h.config(t, "").Sessions.Dir)
+	tr, err := readTruth(context.Background(), c.h.config(t, "").Value("sessions.dir").(string))
 	if err != nil {
 		t.Fatal(err)
 	}

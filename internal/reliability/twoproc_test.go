@@ -121,7 +121,7 @@ func TestTwoProcessesWriteAndSearchOneHomeWithoutLostOrDuplicatedHits(t *testing
 	// A third process sees everything exactly once.
 	rt := newRuntime(t, compositions.TUI, h.config(t, ""))
 	ctx := context.Background()
-	tr, err := readTruth(ctx, rt.Config.Sessions.Dir)
+	tr, err := readTruth(ctx, rt.Store.Root())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +302,7 @@ func (w *writer) checkPeer(ctx context.Context, peer string) error {
 	if err != nil {
 		return err
 	}
-	tr, err := readTruth(ctx, rt.Config.Sessions.Dir)
+	tr, err := readTruth(ctx, rt.Store.Root())
 	if err != nil {
 		return err
 	}
@@ -377,7 +377,7 @@ func readFlushed(home, tag string) (int, error) {
 // session twice, and as many as the logs held before and after.
 func (w *writer) checkPaging(ctx context.Context) error {
 	rt := w.rt
-	before, err := readTruth(ctx, rt.Config.Sessions.Dir)
+	before, err := readTruth(ctx, rt.Store.Root())
 	if err != nil {
 		return err
 	}
@@ -405,7 +405,7 @@ func (w *writer) checkPaging(ctx context.Context) error {
 		}
 		cursor = page.NextCursor
 	}
-	after, err := readTruth(ctx, rt.Config.Sessions.Dir)
+	after, err := readTruth(ctx, rt.Store.Root())
 	if err != nil {
 		return err
 	}
