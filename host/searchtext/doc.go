@@ -33,9 +33,9 @@
 // its own form, byte for byte, and tokenizes exactly as before.
 //
 // Form keeps where it inserted what, so a highlight computed on the form
-// maps back to the original text's code points (Restore, Origin); for
-// ASCII and CJK text it also finds the first match itself, as unicode61
-// would (FirstMatch), and says when it cannot.
+// maps back to the original text's code points (Restore, Origin), and it
+// finds the first match itself (FirstMatch), where FTS5's highlight()
+// would start its first span, for any text: snippets need no SQL.
 //
 // Tokens splits a text into the tokens the index's tokenizer, unicode61
 // remove_diacritics 2, makes of it: the same tokens in the same order, each

@@ -262,31 +262,23 @@ func lowerRunFollows(s string) bool {
 
 // FirstMatch returns the original byte offset of the earliest instance of
 // any of phrases (query forms, as Query and Whole return them) in the
-// form's text, tokenized as unicode61 with remove_diacritics 2 does it. ok
-// is false when it cannot tell without SQLite: the form or a phrase holds a
-// character whose folding this package does not reproduce exactly (letters
-// with case or diacritics beyond ASCII, combining marks), or no instance
-// was found. Then the caller asks FTS5 itself.
+// form's text, tokenized exactly as unicode61 with remove_diacritics 2
+// does it (Tokens), which is where FTS5's highlight() starts its first
+// span. ok is false when no phrase occurs.
 func (f Form) FirstMatch(phrases []string) (at int, ok bool) {
-	doc, ok := simpleTokens(f.Text)
-	if !ok {
-		return -1, false
-	}
+	doc := Tokens(nil, f.Text)
 	best := -1
 	for _, ph := range phrases {
-		want, ok := simpleTokens(ph)
-		if !ok {
-			return -1, false
-		}
+		want := Tokens(nil, ph)
 		if len(want) == 0 {
 			continue
 		}
 		for i := 0; i+len(want) <= len(doc); i++ {
-			if best >= 0 && doc[i].start >= best {
+			if best >= 0 && doc[i].Start >= best {
 				break
 			}
-			if equalTokens(doc[i:i+len(want)], want) {
-				best = doc[i].start
+			if sameTexts(doc[i:i+len(want)], want) {
+				best = doc[i].Start
 				break
 			}
 		}
@@ -297,81 +289,12 @@ func (f Form) FirstMatch(phrases []string) (at int, ok bool) {
 	return f.Origin(best), true
 }
 
-// token is one token of a simple text: its bytes, lower-cased, and where it
-// starts.
-type token struct {
-	text  string
-	start int
-}
-
-func equalTokens(a, b []token) bool {
+// sameTexts reports whether a and b (as long as b) hold the same terms.
+func sameTexts(a, b []Token) bool {
 	for i := range b {
-		if a[i].text != b[i].text {
+		if a[i].Text != b[i].Text {
 			return false
 		}
 	}
 	return true
-}
-
-// simpleTokens splits s as unicode61 does, if every character of s is one
-// whose class and folding are certain: ASCII (letters and digits are token
-// characters, upper case folds to lower), CJK and the CJK punctuation and
-// kana block (token characters or separators, no folding), and punctuation,
-// symbols and spaces elsewhere (separators).
-func simpleTokens(s string) ([]token, bool) {
-	var out []token
-	start := -1
-	var lower []byte
-	flush := func(end int) {
-		if start >= 0 {
-			t := s[start:end]
-			if lower != nil {
-				t = string(lower)
-			}
-			out = append(out, token{text: t, start: start})
-		}
-		start, lower = -1, nil
-	}
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		tokenChar := false
-		switch {
-		case r < utf8.RuneSelf:
-			tokenChar = 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
-		case r == utf8.RuneError && size == 1:
-			return nil, false
-		case classify(r) == cjk, 0x3040 <= r && r <= 0x30FF:
-			tokenChar = unicode.IsLetter(r) || unicode.IsNumber(r)
-			if !tokenChar && !unicode.IsPunct(r) && !unicode.IsSymbol(r) && !unicode.IsSpace(r) {
-				return nil, false
-			}
-		case r == Sentinel:
-			tokenChar = true
-		case unicode.IsPunct(r), unicode.IsSymbol(r), unicode.IsSpace(r):
-			if unicode.Is(unicode.Co, r) {
-				return nil, false
-			}
-		default:
-			return nil, false
-		}
-		if !tokenChar {
-			flush(i)
-			i += size
-			continue
-		}
-		if start < 0 {
-			start = i
-		}
-		if 'A' <= r && r <= 'Z' {
-			if lower == nil {
-				lower = []byte(s[start:i])
-			}
-			lower = append(lower, byte(r)+'a'-'A')
-		} else if lower != nil {
-			lower = append(lower, s[i:i+size]...)
-		}
-		i += size
-	}
-	flush(len(s))
-	return out, true
 }

@@ -58,15 +58,18 @@ func (f *fts) highlight(doc, query string) (string, bool) {
 	err := f.db.QueryRowContext(ctx, `SELECT highlight(d, 0, ?, ?) FROM d WHERE d MATCH ?`,
 		string(markStart), string(markEnd), `"`+strings.ReplaceAll(q, `"`, `""`)+`"`).Scan(&marked)
 	if errors.Is(err, sql.ErrNoRows) {
+		if at, ok := form.FirstMatch([]string{q}); ok {
+			f.t.Fatalf("%q in %q: FirstMatch finds a match at %d, FTS5 none", query, doc, at)
+		}
 		return doc, false
 	}
 	if err != nil {
 		f.t.Fatalf("match %q in %q: %v", query, doc, err)
 	}
 	restored := form.Restore(marked, markStart, markEnd)
-	// The Go shortcut, where it decides, finds the same first match.
-	if at, ok := form.FirstMatch([]string{q}); ok && at != strings.IndexRune(restored, markStart) {
-		f.t.Fatalf("%q in %q: FirstMatch says %d, FTS5 highlights %q", query, doc, at, restored)
+	// FirstMatch finds the first match where FTS5 highlights it.
+	if at, ok := form.FirstMatch([]string{q}); !ok || at != strings.IndexRune(restored, markStart) {
+		f.t.Fatalf("%q in %q: FirstMatch says %d (%v), FTS5 highlights %q", query, doc, at, ok, restored)
 	}
 	return restored, true
 }

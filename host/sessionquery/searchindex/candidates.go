@@ -3,7 +3,6 @@ package searchindex
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"slices"
 	"sort"
 	"strconv"
@@ -412,48 +411,25 @@ func persistedEvents(ctx context.Context, q querier, match string, ep predicates
 	return out, rows.Err()
 }
 
-// snippet highlights one document and cuts it to size. A short document
-// is highlighted whole; in a long one only the first match is located,
-// window by window, which is all makeSnippet uses of the highlights.
+// snippet cuts one document to size around its first match. All a
+// snippet uses of the highlights is where the first span starts, which
+// searchtext finds as FTS5's highlight() would, for any text, without
+// FTS5 (whose highlight() costs matches x length and never checks for an
+// interrupt).
 func snippet(ctx context.Context, q querier, c candidate, match string, maxChars int) (string, error) {
-	fts, docs := "persisted_fts", "persisted_docs"
+	docs := "persisted_docs"
 	if c.live {
-		fts, docs = "live_fts", "live_docs"
+		docs = "live_docs"
 	}
 	var text string
 	if err := q.QueryRowContext(ctx, `SELECT text FROM `+docs+` WHERE doc_id = ?`, c.docID).Scan(&text); err != nil {
 		return "", err
 	}
-	if len(text) > wholeHighlightBytes {
-		at, err := firstMatch(ctx, q, text, match)
-		if err != nil {
-			return "", err
-		}
-		return makeSnippet(markFirst(text, at), maxChars), nil
+	at, ok := searchtext.Segment(text).FirstMatch(phraseForms(match))
+	if !ok {
+		at = -1
 	}
-	// Most documents are ASCII and CJK, whose tokens Go finds as FTS5
-	// does, and the snippet uses only where the first match starts: they
-	// need no highlight(), which seeks every query term's postings to the
-	// document. The others are highlighted by FTS5, a changed form in the
-	// probe table.
-	form := searchtext.Segment(text)
-	if at, ok := form.FirstMatch(phraseForms(match)); ok {
-		return makeSnippet(markFirst(text, at), maxChars), nil
-	}
-	if form.Changed() {
-		marked, err := highlightForm(ctx, q, form, match)
-		if err != nil {
-			return "", err
-		}
-		return makeSnippet(marked, maxChars), nil
-	}
-	var marked sql.NullString
-	err := q.QueryRowContext(ctx, `SELECT highlight(`+fts+`, 0, ?, ?) FROM `+fts+` WHERE `+fts+` MATCH ? AND rowid = ?`,
-		string(markStart), string(markEnd), match, c.docID).Scan(&marked)
-	if err != nil {
-		return "", err
-	}
-	return makeSnippet(marked.String, maxChars), nil
+	return makeSnippet(markFirst(text, at), maxChars), nil
 }
 
 func hit(c candidate, sessionID, snip string) sessionquery.EventHit {

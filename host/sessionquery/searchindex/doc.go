@@ -27,17 +27,15 @@
 // rescales such a query phrase by phrase, as FTS5's bm25 sums them. Text
 // without CJK or camel case is its own form and matches exactly as the
 // design says. The form is never stored: content rows hold the original
-// text, the FTS5 rows its form, and a snippet of a document whose form
-// differs is highlighted on the form (in the probe table) and carried back
-// to the original's code points. Stored text has
-// NUL, U+FDD0 and U+FDD1 replaced by U+FFFD, so the highlight markers can
-// never be forged. The index holds at most 256 KiB of an event's text
-// (cut after whitespace; the rest stays readable through the service's
-// reads), and no search runs a function over a whole long document:
-// highlight() costs matches × length, so beyond 9 KiB a snippet's first
-// match is located one 8 KiB window at a time in a TEMP FTS5 table with
-// the same tokenizer, and the snippet is the one the whole document's
-// highlights would give. Search never repairs a log: persistence is only listed,
+// text, the FTS5 rows its form. A snippet needs only where the first match
+// starts, which searchtext finds on the form exactly where FTS5's
+// highlight() would (its tokenizer equals unicode61's) and carries back to
+// the original's code points, so no search runs highlight(), whose cost
+// grows with matches × length and which never checks for an interrupt.
+// Stored text has NUL, U+FDD0 and U+FDD1 replaced by U+FFFD, so the
+// highlight markers can never be forged. The index holds at most 256 KiB
+// of an event's text (cut after whitespace; the rest stays readable
+// through the service's reads). Search never repairs a log: persistence is only listed,
 // stat-ed and inspected, and a live session is never inspected at all.
 //
 // # Files, processes and safety
@@ -139,18 +137,24 @@
 // We rank by FTS5's bm25 instead of upstream's highlight-span count:
 // counting spans needs highlight() on every match, which for a common word
 // means re-tokenizing most of the corpus per search. bm25 comes from the
-// index alone. The session query streams (rowid, rank) pairs in rowid
-// order, where a session's matches are contiguous, and keeps each
-// session's strongest as they pass: no sorter holds every match and no
-// document or session row is read except for the winners that can still
-// make the pages asked for so far (see persistedRanking). FTS5 still
-// scores every match, so a common word costs one pass over its posting
-// list, one more to count the matches for bm25's idf, and one docsize read
-// per matching document. Scores of the live overlay (a separate, per-connection FTS5
+// index alone. A query whose phrases hold a rare term (one in fewer than
+// 2,000 documents) is ranked by FTS5: the session query streams (rowid,
+// rank) pairs in rowid order, where a session's matches are contiguous,
+// and keeps each session's strongest as they pass: no sorter holds every
+// match and no document or session row is read except for the winners
+// that can still make the pages asked for so far (see persistedRanking).
+// FTS5 scores every match that way, which costs a pass over the postings
+// to count them for bm25's idf and a docsize read per match: cheap for a
+// rare term, not for a common one. A query of common terms is ranked from
+// the term summaries instead (terms.go, ranking.go), with the same scores
+// computed the same way, looking at a few dozen sessions' documents
+// instead of every match. Scores of the live overlay (a separate, per-connection FTS5
 // table with its own statistics) are mapped onto the persisted table's scale
 // by recovering each document's phrase frequency and recomputing bm25 with
-// the persisted statistics, so live and persisted documents compare as if
-// they were one corpus, and identical documents tie exactly. Ties keep the
+// the persisted statistics (when the summaries rank the query, live
+// documents are scored from their text as persisted ones are), so live and
+// persisted documents compare as if they were one corpus, and identical
+// documents tie exactly. Ties keep the
 // documented order: shorter document (code points), later time, then
 // session id (byte order) and later seq. Document rowids are
 // sessionKey<<39 | length<<20 | (maxOrdinal - ordinal), the ordinal

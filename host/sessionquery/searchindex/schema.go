@@ -167,8 +167,8 @@ const catalogColumns = `header TEXT NOT NULL,
 
 // tempSchema is the per-connection live overlay; SQLite drops it when the
 // connection closes, which is why the index pins exactly one connection.
-// probe_windows and probe_fts hold the windows of one long document while
-// its snippet is located (see firstMatch), and are empty otherwise.
+// The two fts5vocab tables read the persisted index's vocabulary: a
+// term's document count, and its instances when it is promoted (terms.go).
 const tempSchema = `
 CREATE TEMP TABLE IF NOT EXISTS live_sessions(
 	session_key INTEGER PRIMARY KEY,
@@ -201,11 +201,4 @@ CREATE VIRTUAL TABLE IF NOT EXISTS temp.live_fts USING fts5(
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS temp.persisted_vocab_row USING fts5vocab(main, persisted_fts, 'row');
 CREATE VIRTUAL TABLE IF NOT EXISTS temp.persisted_vocab_instance USING fts5vocab(main, persisted_fts, 'instance');
-CREATE TEMP TABLE IF NOT EXISTS probe_windows(
-	id INTEGER PRIMARY KEY,
-	text TEXT NOT NULL
-) STRICT;
-CREATE VIRTUAL TABLE IF NOT EXISTS temp.probe_fts USING fts5(
-	text, content='probe_windows', content_rowid='id', tokenize='` + tokenizer + `'
-);
 `

@@ -51,7 +51,7 @@ func wholeSnippet(t *testing.T, text, query string, maxChars int) string {
 
 func TestLongDocumentSnippetsEqualWholeDocumentHighlights(t *testing.T) {
 	// The space inside the phrase is the last one before the first cut.
-	straddle := filler(probeWindow - 8)
+	straddle := filler(capWindow - 8)
 	tests := []struct {
 		name, text, query string
 	}{
@@ -71,9 +71,6 @@ func TestLongDocumentSnippetsEqualWholeDocumentHighlights(t *testing.T) {
 		f.live(hdr("live-"+id, int64(i)), texts(tt.text))
 	}
 	for i, tt := range tests {
-		if len(tt.text) <= wholeHighlightBytes {
-			t.Fatalf("%s: %d bytes is not a long document", tt.name, len(tt.text))
-		}
 		for _, id := range []string{fmt.Sprintf("s%d", i), fmt.Sprintf("live-s%d", i)} {
 			p := f.events(sessionquery.EventSearchRequest{SessionID: id, Query: tt.query})
 			if len(p.Items) != 1 {
@@ -84,9 +81,6 @@ func TestLongDocumentSnippetsEqualWholeDocumentHighlights(t *testing.T) {
 				t.Errorf("%s (%s): snippet\n got %q\nwant %q", tt.name, id, got, want)
 			}
 		}
-	}
-	if n := f.count(`SELECT count(*) FROM probe_windows`); n != 0 {
-		t.Errorf("%d probe windows left behind", n)
 	}
 }
 
@@ -113,7 +107,7 @@ func TestIndexedTextIsCappedPerEvent(t *testing.T) {
 	if got := sessionIDs(f.sessions(sessionquery.SessionSearchRequest{Query: "tailword"})); len(got) != 0 {
 		t.Errorf("tailword past the cap finds %v, want nothing", got)
 	}
-	if n := f.count(`SELECT max(length(CAST(text AS BLOB))) FROM persisted_docs`); n > maxDocBytes || n < maxDocBytes-probeWindow {
+	if n := f.count(`SELECT max(length(CAST(text AS BLOB))) FROM persisted_docs`); n > maxDocBytes || n < maxDocBytes-capWindow {
 		t.Errorf("stored text is %d bytes, want at most %d and close to it", n, maxDocBytes)
 	}
 	if n := f.count(`SELECT max(codepoint_length) FROM persisted_docs`); n > maxDocBytes {
@@ -137,37 +131,6 @@ func TestCapTextCutsAfterWhitespace(t *testing.T) {
 	}
 }
 
-func TestProbeWindowsCoverTheTextInBoundedOverlappingPieces(t *testing.T) {
-	for name, text := range map[string]string{
-		"words":         filler(50_000),
-		"no whitespace": strings.Repeat("é", 30_000),
-		"mixed":         strings.Repeat("x", 20_000) + " " + filler(20_000),
-		"short":         "one window",
-	} {
-		ws := probeWindows(text)
-		if len(ws) == 0 || ws[0][0] != 0 || ws[len(ws)-1][1] != len(text) {
-			t.Fatalf("%s: windows %v do not span [0, %d)", name, ws, len(text))
-		}
-		for i, w := range ws {
-			if w[1]-w[0] > wholeHighlightBytes {
-				t.Errorf("%s: window %d is %d bytes", name, i, w[1]-w[0])
-			}
-			if i > 0 && w[0] <= ws[i-1][0] {
-				t.Errorf("%s: window %d does not advance", name, i)
-			}
-			if i > 0 && ws[i-1][1] < w[0] {
-				t.Errorf("%s: gap before window %d", name, i)
-			}
-			if i+1 < len(ws) && w[1]-ws[i+1][0] < probeOverlap/2 {
-				t.Errorf("%s: windows %d and %d overlap by %d bytes", name, i, i+1, w[1]-ws[i+1][0])
-			}
-			if name == "words" && w[0] > 0 && text[w[0]-1] != ' ' && text[w[0]-1] != '\n' {
-				t.Errorf("%s: window %d starts mid-word", name, i)
-			}
-		}
-	}
-}
-
 // cancelAfter cancels its context once n probe windows were inserted.
 type cancelAfter struct {
 	querier
@@ -183,31 +146,4 @@ func (c *cancelAfter) ExecContext(ctx context.Context, query string, args ...any
 		c.inserted++
 	}
 	return c.querier.ExecContext(ctx, query, args...)
-}
-
-func TestFirstMatchStopsProbingWhenCancelled(t *testing.T) {
-	f := newFixture(t)
-	f.sessions(sessionquery.SessionSearchRequest{Query: "open"})
-	if err := f.ix.begin(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer f.ix.queue.release()
-	text := filler(200_000) + " needle"
-	ctx, cancel := context.WithCancel(context.Background())
-	q := &cancelAfter{querier: f.ix.db, n: 3, cancel: cancel}
-	at, err := firstMatch(ctx, q, text, quoteFTS("needle"))
-	if err == nil || ctx.Err() == nil {
-		t.Fatalf("firstMatch = %d, %v after cancellation, want an error", at, err)
-	}
-	if q.inserted > q.n+1 {
-		t.Errorf("probed %d windows after cancellation at window %d", q.inserted, q.n)
-	}
-	var left int
-	if err := f.ix.db.QueryRowContext(context.Background(), `SELECT count(*) FROM probe_windows`).Scan(&left); err != nil || left != 0 {
-		t.Errorf("%d probe windows left behind (%v)", left, err)
-	}
-	at, err = firstMatch(context.Background(), f.ix.db, text, quoteFTS("needle"))
-	if err != nil || text[at:] != "needle" {
-		t.Errorf("firstMatch after a cancelled probe = %d, %v; want the last word", at, err)
-	}
 }
