@@ -150,7 +150,19 @@ type impactRanking struct {
 	freqs  []int32
 	winSet map[int64]candidate // resolved winners, by document
 	sp     predicates
+	// refined counts the sessions made exact one FTS5 query each; past
+	// refineQueries, matches holds every match of the query by session,
+	// read in one pass, and a session is made exact from it.
+	refined int
+	matches map[int64][]int64
 }
+
+// refineQueries is how many sessions are made exact one FTS5 query each
+// (about 60 µs a session) before the query's matches are read in one
+// pass (about 0.2 µs a match) instead: many sessions tied at the top of a
+// phrase's ranking must all be looked at, and one pass over a phrase's
+// few thousand matches is then the cheaper way.
+const refineQueries = 16
 
 // rankImpact computes every candidate session's bound; nothing is made
 // exact yet. sp are the session predicates, applied here so that only
@@ -163,31 +175,42 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 	bounds := map[int64]*sessionBound{}
 	single := len(p.phrases) == 1 && len(p.phrases[0].ids) == 1
 	contribs := make([]map[int64]float64, len(p.phrases))
+	// Every match of a rare phrase is read for its bound, and every match
+	// of a phrase of several tracked terms for its idf: when that is every
+	// phrase, the query's matches are all known, by session.
+	var matches map[int64][]int64
+	if len(p.phrases) > 1 {
+		matches = map[int64][]int64{}
+	}
 	for i := range p.phrases {
 		ph := &p.phrases[i]
 		var c map[int64]float64
 		var df int64
 		var err error
-		if ph.ids != nil {
+		switch {
+		case ph.ids == nil:
+			c, df, err = rareBounds(ctx, q, ph.match, allowed, matches)
+		default:
 			c, df, err = p.trackedBounds(ctx, q, ph, allowed, single, bounds)
-		} else {
-			c, df, err = rareBounds(ctx, q, ph.match, allowed)
 		}
 		if err != nil {
 			return nil, err
 		}
-		if len(p.phrases) > 1 && ph.ids != nil {
+		switch {
+		case ph.ids == nil:
+			// FTS5's score of a rare phrase's match is its idf times x.
+			ph.idf = p.idfOf(df)
+		case len(p.phrases) > 1:
 			if len(ph.ids) > 1 {
-				if err := q.QueryRowContext(ctx, `SELECT count(*) FROM persisted_fts WHERE persisted_fts MATCH ?`, ph.match).Scan(&df); err != nil {
+				if df, err = phraseMatches(ctx, q, ph.match, matches); err != nil {
 					return nil, err
 				}
+			} else {
+				matches = nil // a tracked term's matches are not read
 			}
 			ph.idf = p.idfOf(df)
 		}
-		if ph.ids == nil {
-			// FTS5's score of a rare phrase's match is its idf times x.
-			ph.idf = p.idfOf(df)
-		} else {
+		if ph.ids != nil {
 			for key, x := range c {
 				c[key] = float64(ph.idf * x)
 			}
@@ -195,6 +218,13 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 		contribs[i] = c
 	}
 	r := &impactRanking{plan: p, match: match, freqs: make([]int32, len(p.phrases)), sp: sp, winSet: map[int64]candidate{}}
+	if matches != nil {
+		for key, ids := range matches {
+			slices.Sort(ids)
+			matches[key] = slices.Compact(ids)
+		}
+		r.matches = matches
+	}
 	if single {
 		for _, b := range bounds {
 			r.cands = append(r.cands, *b)
@@ -332,8 +362,8 @@ func (p *impactPlan) trackedBounds(ctx context.Context, q querier, ph *impactPhr
 // rareBounds streams a rare phrase's matches (fewer than trackMin for one
 // of its terms) and returns each allowed session's largest contribution
 // (its idf times x, from FTS5's own score) and the phrase's document
-// frequency.
-func rareBounds(ctx context.Context, q querier, match string, allowed map[int64]bool) (map[int64]float64, int64, error) {
+// frequency. matches, when not nil, receives the allowed matches.
+func rareBounds(ctx context.Context, q querier, match string, allowed map[int64]bool, matches map[int64][]int64) (map[int64]float64, int64, error) {
 	rows, err := q.QueryContext(ctx, `SELECT rowid, rank FROM persisted_fts WHERE persisted_fts MATCH ?`, match)
 	if err != nil {
 		return nil, 0, err
@@ -355,8 +385,36 @@ func rareBounds(ctx context.Context, q querier, match string, allowed map[int64]
 		if c, ok := out[key]; !ok || -score > c {
 			out[key] = -score
 		}
+		if matches != nil {
+			matches[key] = append(matches[key], id)
+		}
 	}
 	return out, df, rows.Err()
+}
+
+// phraseMatches counts a phrase's matches (its document frequency, for
+// its idf) and, when matches is not nil, adds them to it by session.
+func phraseMatches(ctx context.Context, q querier, match string, matches map[int64][]int64) (int64, error) {
+	if matches == nil {
+		var df int64
+		err := q.QueryRowContext(ctx, `SELECT count(*) FROM persisted_fts WHERE persisted_fts MATCH ?`, match).Scan(&df)
+		return df, err
+	}
+	rows, err := q.QueryContext(ctx, `SELECT rowid FROM persisted_fts WHERE persisted_fts MATCH ?`, match)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	var df int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return 0, err
+		}
+		df++
+		matches[id>>docBits] = append(matches[id>>docBits], id)
+	}
+	return df, rows.Err()
 }
 
 // top returns, strongest first, the n strongest sessions, each with its
@@ -438,25 +496,62 @@ func sortSearch[T any](s []T, f func(T) bool) int {
 // refine finds session key's best document exactly: the query's matches
 // in it, tokenized and scored here.
 func (r *impactRanking) refine(ctx context.Context, q querier, key int64) (winner, error) {
+	if r.matches == nil && r.refined >= refineQueries {
+		if err := r.readMatches(ctx, q); err != nil {
+			return winner{}, err
+		}
+	}
+	r.refined++
+	var best winner
+	consider := func(id int64, text string) {
+		s, _ := r.plan.scoreText(text, &r.scr, r.freqs)
+		if best.docID == 0 || s < best.score || (s == best.score && id < best.docID) {
+			best = winner{docID: id, score: s}
+		}
+	}
+	if r.matches != nil {
+		for _, id := range r.matches[key] {
+			var text string
+			if err := q.QueryRowContext(ctx, `SELECT text FROM persisted_docs WHERE doc_id = ?`, id).Scan(&text); err != nil {
+				return winner{}, err
+			}
+			consider(id, text)
+		}
+		return best, nil
+	}
 	rows, err := q.QueryContext(ctx, `SELECT d.doc_id, d.text FROM persisted_fts f JOIN persisted_docs d ON d.doc_id = f.rowid
 		WHERE persisted_fts MATCH ? AND f.rowid BETWEEN ? AND ?`, r.match, key<<docBits, key<<docBits|docMask)
 	if err != nil {
 		return winner{}, err
 	}
 	defer rows.Close()
-	var best winner
 	for rows.Next() {
 		var id int64
 		var text string
 		if err := rows.Scan(&id, &text); err != nil {
 			return winner{}, err
 		}
-		s, _ := r.plan.scoreText(text, &r.scr, r.freqs)
-		if best.docID == 0 || s < best.score || (s == best.score && id < best.docID) {
-			best = winner{docID: id, score: s}
-		}
+		consider(id, text)
 	}
 	return best, rows.Err()
+}
+
+// readMatches reads every match of the query, by session.
+func (r *impactRanking) readMatches(ctx context.Context, q querier) error {
+	rows, err := q.QueryContext(ctx, `SELECT rowid FROM persisted_fts WHERE persisted_fts MATCH ?`, r.match)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	r.matches = map[int64][]int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		r.matches[id>>docBits] = append(r.matches[id>>docBits], id)
+	}
+	return rows.Err()
 }
 
 // scoreLive scores live documents as persisted ones are scored.

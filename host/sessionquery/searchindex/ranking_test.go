@@ -28,8 +28,11 @@ var impactWords = strings.Fields(`alpha alpha alpha beta beta gamma the the the 
 func impactCorpus(f *fixture, n int, seed uint64) {
 	r := rand.New(rand.NewPCG(seed, 0))
 	doc := func() string {
-		if r.IntN(9) == 0 {
+		switch r.IntN(60) {
+		case 0, 1, 2, 3, 4, 5:
 			return "alpha beta" // the same short document in many sessions
+		case 6:
+			return "call alphaBeta" // an identifier whose whole form stays rare
 		}
 		words := make([]string, 1+r.IntN(14))
 		for i := range words {
@@ -87,7 +90,7 @@ func TestImpactRankingEqualsFTS5Ranking(t *testing.T) {
 	f.live(shadowed.Header, texts("alpha alpha beta", "parseSessionHeader again", "the the the"))
 	f.live(hdr("zlive", 5), texts("alpha beta", "数据库 open ai", "gamma"))
 	queries := []string{"alpha", "the", "alpha beta", "beta alpha alpha", "the the", "parseSessionHeader", "SessionHeader",
-		"session header", "OpenAI", "数据库", "数据", "alpha rare3", "rare7 the", "gamma delta"}
+		"session header", "OpenAI", "alphaBeta", "数据库", "数据", "alpha rare3", "rare7 the", "gamma delta"}
 	filters := []struct {
 		name string
 		sf   []sessionquery.SessionFilter
