@@ -56,6 +56,10 @@ type impactPhrase struct {
 	tokens []string // its tokens, as the index holds them
 	ids    []int64  // their tracked term ids (nil: a rare phrase)
 	idf    float64
+	// minDF is the fewest documents any of its terms is in (a rare
+	// phrase: its own document frequency), which bounds the cost of
+	// finding its matches.
+	minDF int64
 }
 
 // planImpact decides whether match is ranked from the summaries; nil
@@ -150,19 +154,35 @@ type impactRanking struct {
 	freqs  []int32
 	winSet map[int64]candidate // resolved winners, by document
 	sp     predicates
-	// refined counts the sessions made exact one FTS5 query each; past
-	// refineQueries, matches holds every match of the query by session,
-	// read in one pass, and a session is made exact from it.
+	// refined counts the sessions made exact one FTS5 query each; then
+	// matches holds every match of the query by session, read in one pass
+	// (see streamCost), and a session is made exact from it.
 	refined int
 	matches map[int64][]int64
 }
 
-// refineQueries is how many sessions are made exact one FTS5 query each
-// (about 60 µs a session) before the query's matches are read in one
-// pass (about 0.2 µs a match) instead: many sessions tied at the top of a
-// phrase's ranking must all be looked at, and one pass over a phrase's
-// few thousand matches is then the cheaper way.
-const refineQueries = 16
+// A session is made exact one FTS5 query each (refineCost, about 60 µs)
+// until that has cost as much as reading every match of the query in one
+// pass would (streamCost): then the matches are read, and the remaining
+// sessions are made exact from them. Many sessions tied at the top of a
+// phrase's ranking must all be looked at, and one pass over a phrase
+// whose rarest term is in a few thousand documents is then the cheaper
+// way; a phrase of three terms each in a hundred thousand documents keeps
+// to one query per session.
+const (
+	refineCost      = 60 // µs
+	perMatchingCost = 0.2
+)
+
+// streamCost estimates, in µs, the cost of reading every match of the
+// query: FTS5 walks each phrase's rarest term's documents.
+func (p *impactPlan) streamCost() int {
+	cost := 0.0
+	for _, ph := range p.phrases {
+		cost += float64(ph.minDF) * perMatchingCost
+	}
+	return int(cost)
+}
 
 // rankImpact computes every candidate session's bound; nothing is made
 // exact yet. sp are the session predicates, applied here so that only
@@ -199,10 +219,16 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 		switch {
 		case ph.ids == nil:
 			// FTS5's score of a rare phrase's match is its idf times x.
-			ph.idf = p.idfOf(df)
+			ph.idf, ph.minDF = p.idfOf(df), df
 		case len(p.phrases) > 1:
 			if len(ph.ids) > 1 {
-				if df, err = phraseMatches(ctx, q, ph.match, matches); err != nil {
+				var recorded bool
+				if df, recorded, err = phraseDF(ctx, q, ph.tokens); err != nil {
+					return nil, err
+				}
+				if recorded {
+					matches = nil // its matches are not read
+				} else if df, err = phraseMatches(ctx, q, ph.match, matches); err != nil {
 					return nil, err
 				}
 			} else {
@@ -298,10 +324,12 @@ func (p *impactPlan) trackedBounds(ctx context.Context, q querier, ph *impactPhr
 	var out map[int64]float64
 	var df int64
 	var scratch []termPoint
+	ph.minDF = -1
 	for k, id := range ph.ids {
 		if slices.Contains(ph.ids[:k], id) {
 			continue
 		}
+		var tdf int64
 		cur := map[int64]float64{}
 		rows, err := q.QueryContext(ctx, `SELECT entries FROM term_sessions WHERE id BETWEEN ? AND ?`, id<<32, id<<32|(1<<32-1))
 		if err != nil {
@@ -314,9 +342,7 @@ func (p *impactPlan) trackedBounds(ctx context.Context, q querier, ph *impactPhr
 				return nil, 0, err
 			}
 			scratch, err = decodeBlock(buf, scratch, func(key int64, docs int32, points []termPoint) {
-				if k == 0 {
-					df += int64(docs)
-				}
+				tdf += int64(docs)
 				if allowed != nil && !allowed[key] {
 					return
 				}
@@ -355,6 +381,12 @@ func (p *impactPlan) trackedBounds(ctx context.Context, q querier, ph *impactPhr
 			}
 		}
 		out = cur
+		if k == 0 {
+			df = tdf
+		}
+		if ph.minDF < 0 || tdf < ph.minDF {
+			ph.minDF = tdf
+		}
 	}
 	return out, df, nil
 }
@@ -440,12 +472,13 @@ func (r *impactRanking) top(ctx context.Context, q querier, n int) ([]candidate,
 	}
 	all := len(r.cands) == 0
 	// Every session that can still rank among the first n is exact: the
-	// ones scoring no worse than the n-th are resolved (their ties are
-	// broken by the documents' and sessions' columns).
+	// first n, by score and length, and those tied with the n-th on both
+	// are resolved (the later tie-breaks are the documents' and sessions'
+	// columns).
 	take := len(r.exact)
 	if !all && take > n {
-		nth := r.exact[n-1].score
-		take = n + sortSearch(r.exact[n:], func(w winner) bool { return w.score > nth })
+		nth := r.exact[n-1]
+		take = n + sortSearch(r.exact[n:], func(w winner) bool { return compareScoreLength(w, nth) > 0 })
 	}
 	var missing []winner
 	for _, w := range r.exact[:take] {
@@ -475,11 +508,23 @@ func (r *impactRanking) top(ctx context.Context, q querier, n int) ([]candidate,
 	return out[:min(len(out), n)], false, nil
 }
 
+// compareWinners orders sessions' best documents by score, then length
+// (the first tie-breaks, which compareSessions applies after them on the
+// resolved rows), then rowid.
 func compareWinners(a, b winner) int {
-	if c := cmp.Compare(a.score, b.score); c != 0 {
+	if c := compareScoreLength(a, b); c != 0 {
 		return c
 	}
 	return cmpInt(a.docID, b.docID)
+}
+
+// compareScoreLength orders by score, then length in code points (the
+// rowid's bits above the ordinal, see docBits).
+func compareScoreLength(a, b winner) int {
+	if c := cmp.Compare(a.score, b.score); c != 0 {
+		return c
+	}
+	return cmpInt(a.docID&docMask>>ordBits, b.docID&docMask>>ordBits)
 }
 
 // sortSearch is sort.Search over a slice.
@@ -496,7 +541,7 @@ func sortSearch[T any](s []T, f func(T) bool) int {
 // refine finds session key's best document exactly: the query's matches
 // in it, tokenized and scored here.
 func (r *impactRanking) refine(ctx context.Context, q querier, key int64) (winner, error) {
-	if r.matches == nil && r.refined >= refineQueries {
+	if r.matches == nil && r.refined*refineCost >= r.plan.streamCost() {
 		if err := r.readMatches(ctx, q); err != nil {
 			return winner{}, err
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed-e9b4dba4/dsh/host/searchtext"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 )
@@ -329,5 +330,142 @@ func TestTermSummariesFollowEveryWrite(t *testing.T) {
 	defer f.ix.queue.release()
 	if got := storedSummaries(t, f)["zeta"]; len(got) != 13 {
 		t.Errorf("zeta has entries in %d sessions, want 13", len(got))
+	}
+}
+
+// phraseCounts returns every recorded phrase's stored count and FTS5's.
+func phraseCounts(t *testing.T, f *fixture) (stored, counted map[string]int64) {
+	t.Helper()
+	ctx := context.Background()
+	if err := f.ix.begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer f.ix.queue.release()
+	stored, counted = map[string]int64{}, map[string]int64{}
+	rows, err := f.ix.db.conn.QueryContext(ctx, `SELECT phrase, df FROM phrase_stats`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var key string
+		var df int64
+		if err := rows.Scan(&key, &df); err != nil {
+			t.Fatal(err)
+		}
+		stored[key] = df
+	}
+	rows.Close()
+	for key := range stored {
+		var n int64
+		if err := f.ix.db.conn.QueryRowContext(ctx, `SELECT count(*) FROM persisted_fts WHERE persisted_fts MATCH ?`, quotePhrase(key)).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		counted[key] = n
+	}
+	return stored, counted
+}
+
+// TestPhraseCountsFollowEveryWrite records the parts phrase of a
+// camel-case query and checks its count against FTS5 after appends that
+// add it, a log replaced behind dsh's back, a deleted log and a rebuild.
+func TestPhraseCountsFollowEveryWrite(t *testing.T) {
+	f := newFixture(t)
+	f.ix.trackMin = 12
+	impactCorpus(f, 60, 4)
+	check := func(when string) {
+		t.Helper()
+		stored, counted := phraseCounts(t, f)
+		if len(stored) == 0 {
+			t.Fatalf("%s: no phrase is recorded", when)
+		}
+		if !reflect.DeepEqual(stored, counted) {
+			t.Errorf("%s: recorded counts %v, FTS5 counts %v", when, stored, counted)
+		}
+	}
+	f.sessions(sessionquery.SessionSearchRequest{Query: "parseSessionHeader"})
+	f.sessions(sessionquery.SessionSearchRequest{Query: "OpenAI"})
+	check("after the searches that recorded them")
+
+	ctx := context.Background()
+	w, _, events, err := f.st.Open(ctx, "s005")
+	if err != nil {
+		t.Fatal(err)
+	}
+	more := texts("parse session header twice parse_session_header", "open ai")
+	for i := range more {
+		more[i].Seq = len(events) + i
+		more[i].Time = events[len(events)-1].Time + int64(i) + 1
+	}
+	if err := w.Append(more...); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.sessions(sessionquery.SessionSearchRequest{Query: "alpha"})
+	check("after an append")
+
+	for _, id := range []string{"s001", "s002"} {
+		entry, err := f.st.Stat(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.RemoveAll(filepath.Dir(entry.Path)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.persist(hdr("s901", 9), texts("ParseSessionHeader and OpenAI", "parse session header"))
+	if _, err := f.ix.Verify(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	check("after deleted and new logs")
+
+	// A ranking that reads the recorded count equals FTS5's.
+	req := sessionquery.SessionSearchRequest{Query: "parseSessionHeader", Limit: intp(5)}
+	f.ix.ranked = nil
+	got := pageAll(f, req)
+	f.ix.ftsOnly, f.ix.ranked = true, nil
+	want := pageAll(f, req)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ranked with the recorded count:\n%v\nby FTS5:\n%v", got, want)
+	}
+}
+
+// TestPhraseRecordsAreBounded records more phrases than are kept: the
+// oldest go first.
+func TestPhraseRecordsAreBounded(t *testing.T) {
+	f := newFixture(t)
+	f.ix.trackMin = 2
+	words := strings.Fields("red green blue cyan gray pink gold teal navy plum")
+	var msgs []string
+	for _, a := range words {
+		for _, b := range words {
+			msgs = append(msgs, a+" "+b)
+		}
+	}
+	for i := range 3 {
+		f.persist(hdr(fmt.Sprintf("c%d", i), int64(i)), texts(msgs...))
+	}
+	var queries []string
+	for _, a := range words {
+		for _, b := range words[1:] {
+			if a != b {
+				queries = append(queries, a+strings.ToUpper(b[:1])+b[1:])
+			}
+		}
+	}
+	for _, q := range queries[:maxPhrases+6] {
+		f.sessions(sessionquery.SessionSearchRequest{Query: q})
+	}
+	stored, counted := phraseCounts(t, f)
+	if len(stored) != maxPhrases || !reflect.DeepEqual(stored, counted) {
+		t.Fatalf("%d phrases recorded (counts %v, FTS5 %v), want %d", len(stored), stored, counted, maxPhrases)
+	}
+	first := strings.Join(phraseTokens(searchtext.Query(queries[0])), " ")
+	if _, ok := stored[first]; ok {
+		t.Errorf("the oldest phrase %q is still recorded", first)
 	}
 }

@@ -5,11 +5,11 @@ package searchindex
 // bumped whenever the schema below or what it stores changes (2: text is
 // capped per event, see maxDocBytes; 3: rowids stable under append, see
 // docBits, and each session's log extent; 4: the term summaries, see
-// terms.go). A file of ours at any other version is reset in place and
-// rebuilt from the logs.
+// terms.go; 5: the phrase statistics, see phrases.go). A file of ours at
+// any other version is reset in place and rebuilt from the logs.
 const (
 	applicationID = 0x44534851
-	schemaVersion = 4
+	schemaVersion = 5
 )
 
 // textForm names how documents are turned into indexed text (tokenizer
@@ -66,6 +66,7 @@ var recognizedTables = []string{
 	"workspace_dirs",
 	"tracked_terms",
 	"term_sessions",
+	"phrase_stats",
 	"persisted_fts",
 	"persisted_fts_data",
 	"persisted_fts_idx",
@@ -85,7 +86,8 @@ CREATE TABLE IF NOT EXISTS search_state(
 	feed_cursor INTEGER,
 	feed_boot TEXT,
 	text_form INTEGER NOT NULL,
-	terms_version INTEGER NOT NULL DEFAULT 0
+	terms_version INTEGER NOT NULL DEFAULT 0,
+	phrases_version INTEGER NOT NULL DEFAULT 0
 ) STRICT;
 
 CREATE TABLE IF NOT EXISTS persisted_sessions(
@@ -148,6 +150,13 @@ CREATE TABLE IF NOT EXISTS tracked_terms(
 CREATE TABLE IF NOT EXISTS term_sessions(
 	id INTEGER PRIMARY KEY,
 	entries BLOB NOT NULL
+) STRICT;
+-- The phrase statistics (phrases.go): phrases of tracked terms and how
+-- many persisted documents hold each.
+CREATE TABLE IF NOT EXISTS phrase_stats(
+	id INTEGER PRIMARY KEY,
+	phrase TEXT NOT NULL UNIQUE,
+	df INTEGER NOT NULL
 ) STRICT;
 `
 

@@ -29,7 +29,7 @@ func (ix *Index) SearchSessions(ctx context.Context, req sessionquery.SessionSea
 		return sessionquery.SessionSearchPage{}, err
 	}
 	if b.Persistence != nil && len(r.eventFilters) == 0 {
-		if err := ix.promoteQueryTerms(ctx, quoteFTS(r.query)); err != nil {
+		if err := ix.prepareQuery(ctx, quoteFTS(r.query)); err != nil {
 			if ctx.Err() != nil {
 				return sessionquery.SessionSearchPage{}, aborted(ctx)
 			}

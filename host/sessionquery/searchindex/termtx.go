@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/seed-e9b4dba4/dsh/host/searchtext"
 )
 
 // defaultTrackMin is the document frequency at which a term is tracked:
@@ -71,6 +73,9 @@ type termTx struct {
 	tracked *trackedTerms
 	blocks  map[blockRef]*blockEdit
 	bulk    *bulkTerms // nil unless this process fills an index it found empty
+	phrases *cachedPhrases
+	delta   map[string]int64 // documents in (+) and out (-) of the recorded phrases
+	scratch termScratch
 }
 
 func (tx *termTx) block(ctx context.Context, ref blockRef) (*blockEdit, error) {
@@ -119,9 +124,17 @@ func (tx *termTx) removeSession(ctx context.Context, key int64, terms map[string
 	return nil
 }
 
+// removedDoc counts a removed document (its tokens) out of the recorded
+// phrases.
+func (tx *termTx) removedDoc(toks []searchtext.Token) {
+	tx.phrases.countDoc(toks, -1, tx.delta)
+}
+
 // addSession adds documents of session key (all of them, or appended
-// ones) to the entries of its tracked terms.
-func (tx *termTx) addSession(ctx context.Context, key int64, st *sessionTerms) error {
+// ones), rows with terms st, to the entries of its tracked terms and the
+// recorded phrases.
+func (tx *termTx) addSession(ctx context.Context, key int64, st *sessionTerms, rows []docRow) error {
+	tx.phrases.addDocs(rows, st, &tx.scratch, tx.delta)
 	add := func(id int64, e *termEntry) error {
 		b, err := tx.block(ctx, blockRef{id, key >> blockBits})
 		if err != nil {
@@ -223,8 +236,11 @@ func (b *bulkTerms) take() []string {
 	return out
 }
 
-// flush writes the changed blocks.
+// flush writes the changed blocks and phrase counts.
 func (tx *termTx) flush(ctx context.Context) error {
+	if err := flushPhrases(ctx, tx.c, tx.delta); err != nil {
+		return err
+	}
 	refs := make([]blockRef, 0, len(tx.blocks))
 	for ref, b := range tx.blocks {
 		if b.dirty {
@@ -323,26 +339,36 @@ func (ix *Index) termTx(ctx context.Context) (*termTx, error) {
 		return nil, err
 	}
 	ix.tracked = tracked
-	return &termTx{c: ix.db.conn, tracked: tracked, bulk: ix.bulk}, nil
+	phrases, err := loadPhrases(ctx, ix.db, ix.phrases)
+	if err != nil {
+		return nil, err
+	}
+	ix.phrases = phrases
+	return &termTx{c: ix.db.conn, tracked: tracked, bulk: ix.bulk, phrases: phrases, delta: map[string]int64{}}, nil
 }
 
-// promoteQueryTerms tracks the query's terms that have become common
-// since the index last looked (a term is counted as it is written only
-// while an empty index is filled, see bulkCounts): the first search for
-// such a term pays for its summaries once, and FTS5 no longer scores its
-// every match on each search. A term's document count comes from the
-// FTS5 vocabulary, which costs about one read per document holding it,
-// so a rare term costs little to look up.
-func (ix *Index) promoteQueryTerms(ctx context.Context, match string) error {
+// prepareQuery readies the index for a search: it tracks the query's
+// terms that have become common since the index last looked (a term is
+// counted as it is written only while an empty index is filled, see
+// bulkTerms), so the first search for such a term pays for its summaries
+// once and FTS5 no longer scores its every match on each search; and for
+// a query of several phrases it records the document frequency of each
+// phrase of tracked terms (phrases.go). A term's document count comes
+// from the FTS5 vocabulary at about one read per document holding it, so
+// a rare term costs little to look up.
+func (ix *Index) prepareQuery(ctx context.Context, match string) error {
+	forms := phraseForms(match)
 	var common []string
-	for _, form := range phraseForms(match) {
+	tracked := map[string]bool{}
+	for _, form := range forms {
 		for _, t := range phraseTokens(form) {
-			if slices.Contains(common, t) {
+			if _, seen := tracked[t]; seen {
 				continue
 			}
 			var id int64
 			err := ix.db.QueryRowContext(ctx, `SELECT term_id FROM tracked_terms WHERE term = ?`, t).Scan(&id)
 			if err == nil {
+				tracked[t] = true
 				continue
 			}
 			if !errors.Is(err, sql.ErrNoRows) {
@@ -350,23 +376,44 @@ func (ix *Index) promoteQueryTerms(ctx context.Context, match string) error {
 			}
 			var df int64
 			err = ix.db.QueryRowContext(ctx, `SELECT doc FROM temp.persisted_vocab_row WHERE term = ?`, t).Scan(&df)
-			if errors.Is(err, sql.ErrNoRows) {
-				continue
-			}
-			if err != nil {
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
 				return err
 			}
-			if df >= ix.trackMin {
+			tracked[t] = df >= ix.trackMin
+			if tracked[t] {
 				common = append(common, t)
 			}
 		}
 	}
-	if len(common) == 0 {
+	var record [][]string
+	var matches []string
+	if len(forms) > 1 {
+		quoted := matchPhrases(match)
+		for i, form := range forms {
+			tokens := phraseTokens(form)
+			if len(tokens) < 2 || slices.ContainsFunc(tokens, func(t string) bool { return !tracked[t] }) {
+				continue
+			}
+			if _, ok, err := phraseDF(ctx, ix.db, tokens); ok || err != nil {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+			record, matches = append(record, tokens), append(matches, quoted[i])
+		}
+	}
+	if len(common) == 0 && len(record) == 0 {
 		return nil
 	}
 	return ix.db.immediate(ctx, func() error {
 		for _, t := range common {
 			if err := promoteTerm(ctx, ix.db.conn, t); err != nil {
+				return err
+			}
+		}
+		for i, tokens := range record {
+			if err := recordPhrase(ctx, ix.db.conn, matches[i], tokens); err != nil {
 				return err
 			}
 		}

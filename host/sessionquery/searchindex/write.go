@@ -452,7 +452,7 @@ func (w *txWriter) upsertPersisted(ctx context.Context, u persistedChange, gen i
 		terms = summarize(u.docs)
 		w.terms.bulk.addSession(terms)
 	}
-	return true, w.terms.addSession(ctx, key, terms)
+	return true, w.terms.addSession(ctx, key, terms, u.docs)
 }
 
 // appendPersisted inserts the documents of events appended to an indexed
@@ -482,7 +482,7 @@ func (w *txWriter) appendPersisted(ctx context.Context, a appendChange, gen int6
 	}
 	terms := summarize(a.docs)
 	w.terms.bulk.addSession(terms)
-	return true, w.terms.addSession(ctx, a.key, terms)
+	return true, w.terms.addSession(ctx, a.key, terms, a.docs)
 }
 
 func (w *txWriter) deletePersisted(ctx context.Context, id string) error {
@@ -533,6 +533,7 @@ func (w *txWriter) removeDocs(ctx context.Context, t tables, key int64, terms ma
 		w.ops = append(w.ops, op)
 		if terms != nil {
 			removedTerms(op.text, &w.scratch, terms)
+			w.terms.removedDoc(w.scratch.toks)
 		}
 	}
 	if err := rows.Close(); err != nil {
