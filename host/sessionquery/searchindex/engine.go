@@ -50,11 +50,14 @@ type Index struct {
 	forceFull   bool  // the running reconciliation lists everything (Verify)
 	private     bool  // a rebuild's new file, which no other process knows (see buildBeside)
 	ranked      *rankedSessions
-	tracked     *trackedTerms  // the tracked vocabulary as last read
-	phrases     *cachedPhrases // the recorded phrases as last read
-	bulk        *bulkTerms     // set when the index was empty at open
-	trackMin    int64          // defaultTrackMin; tests lower it
-	ftsOnly     bool           // tests: rank every query with FTS5 (the oracle of the summaries)
+	// tracked is the tracked vocabulary as the last write read it; the
+	// goroutines that read logs ahead of the writer cut their summaries
+	// to it (summarize).
+	tracked  atomic.Pointer[trackedTerms]
+	phrases  *cachedPhrases // the recorded phrases as last read
+	bulk     *bulkTerms     // set when the index was empty at open
+	trackMin int64          // defaultTrackMin; tests lower it
+	ftsOnly  bool           // tests: rank every query with FTS5 (the oracle of the summaries)
 }
 
 // liveRow is what the overlay holds for one live session.
@@ -225,7 +228,8 @@ func (ix *Index) resetMemory() {
 	ix.bindingID = 0
 	ix.listed = false
 	ix.memGen++
-	ix.tracked, ix.phrases, ix.bulk = nil, nil, nil
+	ix.tracked.Store(nil)
+	ix.phrases, ix.bulk = nil, nil
 }
 
 // discard drops the connection after a failure that suggests the file is

@@ -262,8 +262,7 @@ func (ix *Index) inspect(ctx context.Context, b sessionquery.Binding, listed ses
 		return ix.unreadable(b, listed, base, err), false, nil
 	}
 	rows := prepareDocs(docs)
-	terms := summarize(rows)
-	ix.bulk.addSession(terms)
+	terms := summarize(rows, ix.tracked.Load(), ix.bulk.counter())
 	return persistedChange{header: h.Clone(), revision: listed.Revision, base: base, events: len(events), docs: rows,
 		terms: terms, cat: cat, path: listed.Path, dir: ix.workspaceOf(b, listed.Path), extent: extent}, false, nil
 }

@@ -71,11 +71,15 @@ func (e *termEntry) merge(o *termEntry) {
 // ahead of the writer, and refers to nothing else (a token's text may be a
 // substring of a whole document).
 type sessionTerms struct {
-	arena  string  // the terms, concatenated in byte order
-	toff   []int32 // term i is arena[toff[i]:toff[i+1]]
-	docs   []int32 // the documents holding term i
-	poff   []int32 // term i's points are points[poff[i]:poff[i+1]]
-	points []termPoint
+	// tracked, when not nil, is the tracked vocabulary the summary was
+	// cut to (the terms of no other term have entries): it serves only
+	// a transaction that reads the same vocabulary.
+	tracked *trackedTerms
+	arena   string  // the terms, concatenated in byte order
+	toff    []int32 // term i is arena[toff[i]:toff[i+1]]
+	docs    []int32 // the documents holding term i
+	poff    []int32 // term i's points are points[poff[i]:poff[i+1]]
+	points  []termPoint
 }
 
 // len is the number of terms.
@@ -105,8 +109,12 @@ func (st *sessionTerms) find(term string) (int, bool) {
 
 // summarize tokenizes rows' forms (whose locals are set) and builds their
 // entries: one map lookup per token, the frequencies counted per document
-// as its tokens go by.
-func summarize(rows []docRow) *sessionTerms {
+// as its tokens go by. count, when not nil, is told every term and how
+// many of the rows hold it. With tracked not nil, only the entries of its
+// terms are kept: a session's summary has an entry for each of its
+// thousands of terms, and those of the logs read ahead of the writer
+// would be most of a build's memory.
+func summarize(rows []docRow, tracked *trackedTerms, count func(term string, docs int32)) *sessionTerms {
 	index := map[string]int32{}
 	var terms []string
 	var entries []termEntry
@@ -138,18 +146,26 @@ func summarize(rows []docRow) *sessionTerms {
 			entries[i].add(termPoint{tf: tf[i], dl: dl, local: rows[d].local})
 		}
 	}
-	order := make([]int32, len(terms))
+	order := make([]int32, 0, len(terms))
 	size, npoints := 0, 0
-	for i := range order {
-		order[i] = int32(i)
+	for i := range terms {
+		if count != nil {
+			count(terms[i], entries[i].docs)
+		}
+		if tracked != nil {
+			if _, ok := tracked.ids[terms[i]]; !ok {
+				continue
+			}
+		}
+		order = append(order, int32(i))
 		size += len(terms[i])
 		npoints += len(entries[i].points)
 	}
 	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(terms[a], terms[b]) })
 	var arena strings.Builder
 	arena.Grow(size)
-	st := &sessionTerms{toff: make([]int32, 1, len(terms)+1), docs: make([]int32, 0, len(terms)),
-		poff: make([]int32, 1, len(terms)+1), points: make([]termPoint, 0, npoints)}
+	st := &sessionTerms{tracked: tracked, toff: make([]int32, 1, len(order)+1), docs: make([]int32, 0, len(order)),
+		poff: make([]int32, 1, len(order)+1), points: make([]termPoint, 0, npoints)}
 	for _, i := range order {
 		arena.WriteString(terms[i])
 		st.toff = append(st.toff, int32(arena.Len()))

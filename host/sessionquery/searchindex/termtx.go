@@ -134,6 +134,11 @@ func (tx *termTx) removedDoc(toks []searchtext.Token) {
 // ones), rows with terms st, to the entries of its tracked terms and the
 // recorded phrases.
 func (tx *termTx) addSession(ctx context.Context, key int64, st *sessionTerms, rows []docRow) error {
+	if st == nil || st.tracked != nil && st.tracked.version != tx.tracked.version {
+		// Not summarized yet, or cut to a vocabulary that has grown
+		// since: summarized again, whole.
+		st = summarize(rows, nil, nil)
+	}
 	tx.phrases.addDocs(rows, st, &tx.scratch, tx.delta)
 	add := func(id int64, e *termEntry) error {
 		b, err := tx.block(ctx, blockRef{id, key >> blockBits})
@@ -181,12 +186,12 @@ func (tx *termTx) addSession(ctx context.Context, key int64, st *sessionTerms, r
 type bulkTerms struct {
 	mu       sync.Mutex
 	trackMin int64
-	counts   map[string]int64
+	counts   map[string]*int64
 	promote  []string
 }
 
 func newBulkTerms(trackMin int64) *bulkTerms {
-	return &bulkTerms{trackMin: trackMin, counts: map[string]int64{}}
+	return &bulkTerms{trackMin: trackMin, counts: map[string]*int64{}}
 }
 
 // add counts delta documents of term.
@@ -200,28 +205,28 @@ func (b *bulkTerms) add(term string, delta int64) {
 }
 
 func (b *bulkTerms) addLocked(term string, delta int64) {
-	before, ok := b.counts[term]
+	// Counts are updated through a pointer, never by assigning to the
+	// map: an assignment stores the caller's key, a substring of a whole
+	// document, and the map would keep every term's latest document.
+	n, ok := b.counts[term]
 	if !ok {
-		// A term is a substring of a whole document's form: counted as
-		// it is, it would keep that document in memory for good.
-		term = strings.Clone(term)
+		n = new(int64)
+		b.counts[strings.Clone(term)] = n
 	}
-	b.counts[term] = before + delta
-	if before < b.trackMin && before+delta >= b.trackMin {
-		b.promote = append(b.promote, term)
+	before := *n
+	*n += delta
+	if before < b.trackMin && *n >= b.trackMin {
+		b.promote = append(b.promote, strings.Clone(term))
 	}
 }
 
-// addSession counts a session's documents.
-func (b *bulkTerms) addSession(st *sessionTerms) {
+// counter returns the function summarize tells a session's terms to,
+// or nil when nothing is counted.
+func (b *bulkTerms) counter() func(term string, docs int32) {
 	if b == nil {
-		return
+		return nil
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for i := range st.len() {
-		b.addLocked(st.term(i), int64(st.docs[i]))
-	}
+	return func(term string, docs int32) { b.add(term, int64(docs)) }
 }
 
 // take returns the terms to promote, once.
@@ -334,11 +339,11 @@ func promoteTerm(ctx context.Context, c *sql.Conn, term string) error {
 
 // termTx starts the term summaries' part of a write transaction.
 func (ix *Index) termTx(ctx context.Context) (*termTx, error) {
-	tracked, err := loadTracked(ctx, ix.db, ix.tracked)
+	tracked, err := loadTracked(ctx, ix.db, ix.tracked.Load())
 	if err != nil {
 		return nil, err
 	}
-	ix.tracked = tracked
+	ix.tracked.Store(tracked)
 	phrases, err := loadPhrases(ctx, ix.db, ix.phrases)
 	if err != nil {
 		return nil, err

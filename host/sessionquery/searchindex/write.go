@@ -449,8 +449,7 @@ func (w *txWriter) upsertPersisted(ctx context.Context, u persistedChange, gen i
 	}
 	terms := u.terms
 	if terms == nil {
-		terms = summarize(u.docs)
-		w.terms.bulk.addSession(terms)
+		terms = summarize(u.docs, nil, w.terms.bulk.counter())
 	}
 	return true, w.terms.addSession(ctx, key, terms, u.docs)
 }
@@ -480,9 +479,7 @@ func (w *txWriter) appendPersisted(ctx context.Context, a appendChange, gen int6
 	if err := w.addDocs(ctx, persistedTables, a.key, a.docs); err != nil {
 		return false, fmt.Errorf("session %s: %w", a.id, err)
 	}
-	terms := summarize(a.docs)
-	w.terms.bulk.addSession(terms)
-	return true, w.terms.addSession(ctx, a.key, terms, a.docs)
+	return true, w.terms.addSession(ctx, a.key, summarize(a.docs, nil, w.terms.bulk.counter()), a.docs)
 }
 
 func (w *txWriter) deletePersisted(ctx context.Context, id string) error {
@@ -554,11 +551,18 @@ func (w *txWriter) addDocs(ctx context.Context, t tables, key int64, docs []docR
 	if len(docs) > maxOrdinal+1 {
 		return fmt.Errorf("%d searchable events exceed the index's per-session limit of %d", len(docs), maxOrdinal+1)
 	}
-	for start := 0; start < len(docs); start += insertRows {
-		chunk := docs[start:min(len(docs), start+insertRows)]
+	// Rows go in rowid order: SQLite then fills each page before it
+	// starts the next, where rows in document order (not rowid order, see
+	// docBits) split pages and left the table a quarter empty.
+	order := make([]*docRow, len(docs))
+	for i := range docs {
+		order[i] = &docs[i]
+	}
+	slices.SortFunc(order, func(a, b *docRow) int { return cmpInt(a.local, b.local) })
+	for start := 0; start < len(order); start += insertRows {
+		chunk := order[start:min(len(order), start+insertRows)]
 		w.args = w.args[:0]
-		for i := range chunk {
-			r := &chunk[i]
+		for _, r := range chunk {
 			id := key<<docBits | r.local
 			w.args = append(w.args, id, r.seq, r.typ, r.time, r.surface, r.n, r.text)
 			w.ops = append(w.ops, ftsOp{fts: t.fts, id: id, text: r.form})
