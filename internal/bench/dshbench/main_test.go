@@ -118,6 +118,7 @@ func TestReportTable(t *testing.T) {
 		f := float64(i + 1)
 		r.whole.Searches = append(r.whole.Searches, wholeSearch{query: q, DSH: lat(10*f, 12*f), CPU: lat(8*f, 9*f), RG: lat(250, 270), Hits: 20})
 	}
+	r.whole.FirstIdent = wholeSearch{DSH: lat(35, 41), CPU: lat(33, 36), Hits: 20}
 	r.rss.bigWithout, r.rss.bigWith = 60<<20, 72<<20
 	r.big.without.FirstSearch, r.big.with.FirstSearch = ms(900), ms(1400)
 	for i, q := range bigQueries {
