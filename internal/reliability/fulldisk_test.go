@@ -335,7 +335,9 @@ func fillLog(t *testing.T, home, cwd string, size int64) string {
 // already reached the size cap: not even the turn's start can be saved.
 // The prompt must still fail visibly, not answer as if it were cancelled.
 func TestFullLogDuringAnACPPromptIsAJSONRPCError(t *testing.T) {
-	const limit = 64 << 10
+	// The file-size limit applies to every file dsh writes: it must leave
+	// room for the search index's empty schema (about 80 KiB).
+	const limit = 128 << 10
 	srv := fakellm.New(fakellm.Reply{Text: "never saved"})
 	defer srv.Close()
 	h := newHermetic(t)
