@@ -186,3 +186,36 @@ func TestAScopedRankingHoldsOnlyTheScopesWinners(t *testing.T) {
 		t.Errorf("pages = %v, want %v", got, want)
 	}
 }
+
+// TestAContinuationPagePreparesNothing: a query's terms are looked up and
+// promoted by its first page; its next pages are cut from that page's
+// ranking and look nothing up. (A term that turns common between the
+// pages, here by lowering the threshold, is left to the next first page.)
+func TestAContinuationPagePreparesNothing(t *testing.T) {
+	f := newFixture(t)
+	for i := range 6 {
+		f.persist(hdr(fmt.Sprintf("s%d", i), int64(i)), texts("needle"))
+	}
+	p := f.sessions(sessionquery.SessionSearchRequest{Query: "needle", Limit: intp(2)})
+	if p.NextCursor == nil {
+		t.Fatal("the first page has no continuation")
+	}
+	f.ix.trackMin = 2
+	if p = f.sessions(sessionquery.SessionSearchRequest{Query: "needle", Limit: intp(2), Cursor: p.NextCursor}); len(p.Items) != 2 {
+		t.Fatalf("the second page has %d items", len(p.Items))
+	}
+	var n int
+	if err := f.ix.db.conn.QueryRowContext(context.Background(), `SELECT count(*) FROM tracked_terms WHERE term = 'needle'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Error("a continuation page promoted the query's term")
+	}
+	f.sessions(sessionquery.SessionSearchRequest{Query: "needle", Limit: intp(2)})
+	if err := f.ix.db.conn.QueryRowContext(context.Background(), `SELECT count(*) FROM tracked_terms WHERE term = 'needle'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Error("the next first page did not promote the term")
+	}
+}
