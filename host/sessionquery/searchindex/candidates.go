@@ -251,11 +251,22 @@ type persistedRanking struct {
 }
 
 // rankPersisted streams the persisted matches and orders each session's
-// strongest; nothing is resolved yet.
+// strongest; nothing is resolved yet. With session predicates, only the
+// winners of the sessions they admit are kept (see allowedSessions): a
+// search confined to one workspace, as every model-facing one is, then
+// resolves its own sessions' rows, not those of every workspace only to
+// drop them.
 func rankPersisted(ctx context.Context, q querier, match string, sp, ep predicates) (*persistedRanking, error) {
 	best, matches, err := sessionWinners(ctx, q, match, ep)
 	if err != nil {
 		return nil, err
+	}
+	if sp.count() > 0 {
+		allowed, err := allowedSessions(ctx, q, sp)
+		if err != nil {
+			return nil, err
+		}
+		best = slices.DeleteFunc(best, func(w winner) bool { return !allowed[w.docID>>docBits] })
 	}
 	slices.SortFunc(best, func(a, b winner) int {
 		if c := cmp.Compare(a.score, b.score); c != 0 {

@@ -150,3 +150,72 @@ func TestAFirstPageResolvesOnlyWhatItShows(t *testing.T) {
 		t.Error("the second page ranked again instead of resolving on from the kept ranking")
 	}
 }
+
+// TestAScopedRankingHoldsOnlyTheScopesWinners: a search confined to one
+// workspace keeps the winners of that workspace's sessions only, so its
+// pages resolve no other workspace's rows, and its pages are those of the
+// whole ranking with the other sessions left out.
+func TestAScopedRankingHoldsOnlyTheScopesWinners(t *testing.T) {
+	f := newFixture(t)
+	for i := range 40 {
+		h := hdr(fmt.Sprintf("s%03d", i), int64(i))
+		if i%4 != 0 {
+			h.Cwd = session.Ptr("/other")
+		}
+		f.persist(h, texts(strings.Repeat("needle ", 1+i)))
+	}
+	scope := []sessionquery.SessionFilter{{Kind: sessionquery.KindCwd, NullableValues: []*string{session.Ptr("/w")}}}
+	var got []string
+	var cursor *string
+	for {
+		p := f.sessions(sessionquery.SessionSearchRequest{Query: "needle", SessionFilters: scope, Limit: intp(4), Cursor: cursor})
+		if len(got) == 0 {
+			if r := f.ix.ranked.persisted.(*persistedRanking); len(r.winners) != 10 {
+				t.Errorf("the first page of the workspace's search ranked %d winners, want its 10 sessions'", len(r.winners))
+			}
+		}
+		for _, it := range p.Items {
+			got = append(got, it.Header.ID)
+		}
+		if cursor = p.NextCursor; cursor == nil {
+			break
+		}
+	}
+	want := []string{"s036", "s032", "s028", "s024", "s020", "s016", "s012", "s008", "s004", "s000"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("pages = %v, want %v", got, want)
+	}
+}
+
+// TestAContinuationPagePreparesNothing: a query's terms are looked up and
+// promoted by its first page; its next pages are cut from that page's
+// ranking and look nothing up. (A term that turns common between the
+// pages, here by lowering the threshold, is left to the next first page.)
+func TestAContinuationPagePreparesNothing(t *testing.T) {
+	f := newFixture(t)
+	for i := range 6 {
+		f.persist(hdr(fmt.Sprintf("s%d", i), int64(i)), texts("needle"))
+	}
+	p := f.sessions(sessionquery.SessionSearchRequest{Query: "needle", Limit: intp(2)})
+	if p.NextCursor == nil {
+		t.Fatal("the first page has no continuation")
+	}
+	f.ix.trackMin = 2
+	if p = f.sessions(sessionquery.SessionSearchRequest{Query: "needle", Limit: intp(2), Cursor: p.NextCursor}); len(p.Items) != 2 {
+		t.Fatalf("the second page has %d items", len(p.Items))
+	}
+	var n int
+	if err := f.ix.db.conn.QueryRowContext(context.Background(), `SELECT count(*) FROM tracked_terms WHERE term = 'needle'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Error("a continuation page promoted the query's term")
+	}
+	f.sessions(sessionquery.SessionSearchRequest{Query: "needle", Limit: intp(2)})
+	if err := f.ix.db.conn.QueryRowContext(context.Background(), `SELECT count(*) FROM tracked_terms WHERE term = 'needle'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Error("the next first page did not promote the term")
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/seed-e9b4dba4/dsh/host/searchtext"
 )
@@ -154,25 +155,29 @@ type impactRanking struct {
 	freqs  []int32
 	winSet map[int64]candidate // resolved winners, by document
 	sp     predicates
-	// refined counts the sessions made exact one FTS5 query each; then
-	// matches holds every match of the query by session, read in one pass
-	// (see streamCost), and a session is made exact from it.
-	refined int
-	matches map[int64][]int64
+	// refining is the time the sessions made exact one FTS5 query each
+	// took; then matches holds every match of the query by session, read
+	// in one pass (see streamCost), and a session is made exact from it.
+	refining time.Duration
+	matches  map[int64][]int64
 }
 
-// A session is made exact one FTS5 query each (refineCost, about 60 µs)
-// until that has cost as much as reading every match of the query in one
-// pass would (streamCost): then the matches are read, and the remaining
-// sessions are made exact from them. Many sessions tied at the top of a
-// phrase's ranking must all be looked at, and one pass over a phrase
-// whose rarest term is in a few thousand documents is then the cheaper
-// way; a phrase of three terms each in a hundred thousand documents keeps
-// to one query per session.
-const (
-	refineCost      = 60 // µs
-	perMatchingCost = 0.2
-)
+// A session is made exact one FTS5 query each until those queries have
+// taken as long as reading every match of the query in one pass would
+// (streamCost): then the matches are read, and the remaining sessions are
+// made exact from them. Many sessions tied at the top of a phrase's
+// ranking must all be looked at, and so must every candidate of a query
+// with fewer matching sessions than the pages ask for (session_search
+// reads up to 101 of a workspace's); one pass over a phrase whose rarest
+// term is in a few thousand documents is then the cheaper way, while a
+// phrase of three terms each in a hundred thousand documents keeps to one
+// query per session. The queries are timed rather than costed at a
+// constant: on one machine a session's query costs ~60-120 µs for 'failing
+// test' but ~200-350 µs for a camel-case identifier's parts OR whole, and
+// a constant that fits the one runs several times too many queries for
+// the other (837 where 65 did, for parseWorkspaceManifest in one workspace
+// of the large preset). Either way the winners are the same.
+const perMatchingCost = 0.2
 
 // streamCost estimates, in µs, the cost of reading every match of the
 // query: FTS5 walks each phrase's rarest term's documents.
@@ -541,12 +546,11 @@ func sortSearch[T any](s []T, f func(T) bool) int {
 // refine finds session key's best document exactly: the query's matches
 // in it, tokenized and scored here.
 func (r *impactRanking) refine(ctx context.Context, q querier, key int64) (winner, error) {
-	if r.matches == nil && r.refined*refineCost >= r.plan.streamCost() {
+	if r.matches == nil && r.refining >= time.Duration(r.plan.streamCost())*time.Microsecond {
 		if err := r.readMatches(ctx, q); err != nil {
 			return winner{}, err
 		}
 	}
-	r.refined++
 	var best winner
 	consider := func(id int64, text string) {
 		s, _ := r.plan.scoreText(text, &r.scr, r.freqs)
@@ -564,6 +568,8 @@ func (r *impactRanking) refine(ctx context.Context, q querier, key int64) (winne
 		}
 		return best, nil
 	}
+	start := time.Now()
+	defer func() { r.refining += time.Since(start) }()
 	rows, err := q.QueryContext(ctx, `SELECT d.doc_id, d.text FROM persisted_fts f JOIN persisted_docs d ON d.doc_id = f.rowid
 		WHERE persisted_fts MATCH ? AND f.rowid BETWEEN ? AND ?`, r.match, key<<docBits, key<<docBits|docMask)
 	if err != nil {

@@ -28,7 +28,11 @@ func (ix *Index) SearchSessions(ctx context.Context, req sessionquery.SessionSea
 	if err != nil {
 		return sessionquery.SessionSearchPage{}, err
 	}
-	if b.Persistence != nil && len(r.eventFilters) == 0 {
+	// A continuation page is cut from the ranking its first page made,
+	// after that page prepared the query: preparing it again would only
+	// probe the vocabulary for every untracked token, on every page of the
+	// model-facing session_search (which reads up to six).
+	if b.Persistence != nil && len(r.eventFilters) == 0 && r.cursor == nil {
 		if err := ix.prepareQuery(ctx, quoteFTS(r.query)); err != nil {
 			if ctx.Err() != nil {
 				return sessionquery.SessionSearchPage{}, aborted(ctx)

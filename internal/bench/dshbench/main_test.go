@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -57,9 +58,16 @@ func TestPartsRunOnATinyCorpus(t *testing.T) {
 	if entries, err := st.List(ctx); err != nil || len(entries) != m.Sessions {
 		t.Errorf("the reconciliation part left %d sessions (%v), want the corpus's %d", len(entries), err, m.Sessions)
 	}
-	tool, err := partTool(ctx, l, 1, logf)
+	var toolLog []string
+	tool, err := partTool(ctx, l, 1, func(format string, args ...any) { toolLog = append(toolLog, fmt.Sprintf(format, args...)) })
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The part says itself whether session_search met issue 15's target,
+	// so a run of -part tool alone answers it.
+	if n := len(toolLog); n == 0 || !strings.HasPrefix(toolLog[n-1], toolTarget+": worst ") ||
+		!(strings.HasSuffix(toolLog[n-1], ": met") || strings.HasSuffix(toolLog[n-1], ": MISSED")) {
+		t.Errorf("the tool part's last line is not its verdict: %q", toolLog)
 	}
 	if len(tool.Queries) != len(queries) || tool.Queries[0].Header != "Session search results (1):" ||
 		tool.Queries[0].Fresh.P50 <= 0 || tool.Queries[0].SessionsFresh.P50 <= 0 {

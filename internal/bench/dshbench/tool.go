@@ -159,9 +159,30 @@ func partTool(ctx context.Context, l layout, runs int, logf func(string, ...any)
 		tq.Fresh, tq.Warm = percentiles(fresh), percentiles(warm)
 		tq.SessionsFresh, tq.SessionsWarm = percentiles(sFresh), percentiles(sWarm)
 		tq.ScopedFresh, tq.ScopedWarm = percentiles(wFresh), percentiles(wWarm)
-		logf("%s: fresh p50 %s (SearchSessions %s, in the workspace %s), warm p50 %s (SearchSessions %s, in the workspace %s), %d bytes, %s",
-			q.Name, tq.Fresh.P50, tq.SessionsFresh.P50, tq.ScopedFresh.P50, tq.Warm.P50, tq.SessionsWarm.P50, tq.ScopedWarm.P50, tq.OutputBytes, tq.Header)
+		logf("%s: session_search fresh %s = %s SearchSessions fresh %s (%s the same request in the workspace, %s); warm %s = %s SearchSessions warm %s; %d bytes, %s",
+			q.Name, pp(tq.Fresh), times(tq.Fresh.P50, tq.SessionsFresh.P50, 1), pp(tq.SessionsFresh), times(tq.Fresh.P50, tq.ScopedFresh.P50, 1), pp(tq.ScopedFresh),
+			pp(tq.Warm), times(tq.Warm.P50, tq.SessionsWarm.P50, 1), pp(tq.SessionsWarm), tq.OutputBytes, tq.Header)
 		res.Queries = append(res.Queries, tq)
 	}
+	worst, name := worstTool(res.Queries)
+	logf("%s: worst %.1f× (%s): %s", toolTarget, worst, name, verdict(worst <= targetToolRatio))
 	return res, nil
+}
+
+// toolTarget names issue 15's target for session_search.
+const toolTarget = "session_search ≤ 3× SearchSessions, same query, fresh ranking (issue 15)"
+
+// freshRatio is the target's measure: session_search over SearchSessions
+// of the same text, p50 over p50, both ranking anew.
+func (q toolQuery) freshRatio() (float64, bool) { return ratio(q.Fresh.P50, q.SessionsFresh.P50) }
+
+// worstTool returns the largest fresh ratio and the query it was measured on.
+func worstTool(qs []toolQuery) (float64, string) {
+	worst, name := 0.0, ""
+	for _, q := range qs {
+		if f, ok := q.freshRatio(); ok && f > worst {
+			worst, name = f, q.Name
+		}
+	}
+	return worst, name
 }
