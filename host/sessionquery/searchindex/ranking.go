@@ -59,8 +59,10 @@ type impactPhrase struct {
 	idf    float64
 	// minDF is the fewest documents any of its terms is in (a rare
 	// phrase: its own document frequency), which bounds the cost of
-	// finding its matches.
-	minDF int64
+	// finding its matches; perSession is how many of a session's
+	// documents that term is in, on average.
+	minDF      int64
+	perSession float64
 }
 
 // planImpact decides whether match is ranked from the summaries; nil
@@ -189,9 +191,18 @@ func (p *impactPlan) streamCost() int {
 	return int(cost)
 }
 
+// refineDocsMax is how many documents per session, on average, a phrase's
+// rarest term may be in for the summaries to rank it. Making a session
+// exact tokenizes its matching documents: cheap in sessions of a few
+// dozen documents, not in sessions of thousands (an agent's long-running
+// session), whose best documents for a phrase FTS5 finds faster by
+// scoring every match.
+const refineDocsMax = 32
+
 // rankImpact computes every candidate session's bound; nothing is made
-// exact yet. sp are the session predicates, applied here so that only
-// sessions that may be shown are looked at.
+// exact yet, and nil means FTS5 ranks the query better (refineDocsMax).
+// sp are the session predicates, applied here so that only sessions that
+// may be shown are looked at.
 func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp predicates) (*impactRanking, error) {
 	allowed, err := allowedSessions(ctx, q, sp)
 	if err != nil {
@@ -220,6 +231,9 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 		}
 		if err != nil {
 			return nil, err
+		}
+		if !single && ph.ids != nil && ph.perSession > refineDocsMax {
+			return nil, nil
 		}
 		switch {
 		case ph.ids == nil:
@@ -334,7 +348,7 @@ func (p *impactPlan) trackedBounds(ctx context.Context, q querier, ph *impactPhr
 		if slices.Contains(ph.ids[:k], id) {
 			continue
 		}
-		var tdf int64
+		var tdf, sessions int64
 		cur := map[int64]float64{}
 		rows, err := q.QueryContext(ctx, `SELECT entries FROM term_sessions WHERE id BETWEEN ? AND ?`, id<<32, id<<32|(1<<32-1))
 		if err != nil {
@@ -348,6 +362,7 @@ func (p *impactPlan) trackedBounds(ctx context.Context, q querier, ph *impactPhr
 			}
 			scratch, err = decodeBlock(buf, scratch, func(key int64, docs int32, points []termPoint) {
 				tdf += int64(docs)
+				sessions++
 				if allowed != nil && !allowed[key] {
 					return
 				}
@@ -390,7 +405,7 @@ func (p *impactPlan) trackedBounds(ctx context.Context, q querier, ph *impactPhr
 			df = tdf
 		}
 		if ph.minDF < 0 || tdf < ph.minDF {
-			ph.minDF = tdf
+			ph.minDF, ph.perSession = tdf, float64(tdf)/float64(max(sessions, 1))
 		}
 	}
 	return out, df, nil

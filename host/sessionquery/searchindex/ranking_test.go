@@ -469,3 +469,36 @@ func TestPhraseRecordsAreBounded(t *testing.T) {
 		t.Errorf("the oldest phrase %q is still recorded", first)
 	}
 }
+
+// TestLongSessionsLeavePhrasesToFTS5: in sessions of hundreds of documents
+// a phrase's best document is found faster by FTS5 scoring every match
+// than by tokenizing each session's matches, so the summaries rank only
+// one-term queries there; either way the ranking is FTS5's.
+func TestLongSessionsLeavePhrasesToFTS5(t *testing.T) {
+	f := newFixture(t)
+	f.ix.trackMin = 12
+	r := rand.New(rand.NewPCG(5, 0))
+	for i := range 4 {
+		msgs := make([]string, refineDocsMax*3)
+		for k := range msgs {
+			msgs[k] = strings.Repeat("alpha beta ", 1+r.IntN(3)) + "parse session header " + impactWords[r.IntN(len(impactWords))]
+		}
+		f.persist(hdr(fmt.Sprintf("long%d", i), int64(i)), texts(msgs...))
+	}
+	for _, tt := range []struct {
+		query  string
+		impact bool
+	}{{"alpha", true}, {"alpha beta", false}, {"parseSessionHeader", false}} {
+		req := sessionquery.SessionSearchRequest{Query: tt.query, Limit: intp(2)}
+		f.ix.ftsOnly, f.ix.ranked = false, nil
+		got := pageAll(f, req)
+		_, impact := f.ix.ranked.persisted.(*impactRanking)
+		if impact != tt.impact {
+			t.Errorf("%q ranked from the summaries: %v, want %v", tt.query, impact, tt.impact)
+		}
+		f.ix.ftsOnly, f.ix.ranked = true, nil
+		if want := pageAll(f, req); !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: %v, FTS5 ranks %v", tt.query, got, want)
+		}
+	}
+}

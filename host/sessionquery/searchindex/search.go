@@ -337,13 +337,19 @@ func (k *rankedSessions) rank(ctx context.Context, tx querier, match string, sp,
 		}
 	}
 	var persistedHits *int64
-	switch {
-	case plan != nil:
+	if plan != nil {
 		r, err := plan.rankImpact(ctx, tx, match, sp)
 		if err != nil {
 			return err
 		}
-		k.persisted = r
+		if r == nil {
+			plan = nil
+		} else {
+			k.persisted = r
+		}
+	}
+	switch {
+	case plan != nil:
 	case persistedVisible:
 		r, err := rankPersisted(ctx, tx, match, sp, ep)
 		if err != nil {
