@@ -46,6 +46,11 @@ type appendChange struct {
 	logBytes    int64
 	lastEventAt int64
 	title       *titleColumns // nil: the title did not change
+
+	// renumberAfter, when set, is the time of the earliest of docs,
+	// which is older than some documents of the session: those are
+	// numbered again with docs (renumberLater).
+	renumberAfter *int64
 }
 
 // liveChange is one live session to (re)overlay.
@@ -447,7 +452,13 @@ func (w *txWriter) appendPersisted(ctx context.Context, a appendChange, gen int6
 	if n, err := r.RowsAffected(); err != nil || n != 1 {
 		return false, err
 	}
-	if err := w.addDocs(ctx, persistedTables, a.key, a.docs); err != nil {
+	docs := a.docs
+	if a.renumberAfter != nil {
+		if docs, err = w.renumberLater(ctx, persistedTables, a.key, *a.renumberAfter, docs); err != nil {
+			return false, fmt.Errorf("session %s: %w", a.id, err)
+		}
+	}
+	if err := w.addDocs(ctx, persistedTables, a.key, docs); err != nil {
 		return false, fmt.Errorf("session %s: %w", a.id, err)
 	}
 	return true, nil
