@@ -1,6 +1,7 @@
 package searchindex
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -545,16 +546,19 @@ func insertDocsSQL(t tables, n int) string {
 		strings.Repeat(`, (?, ?, ?, ?, ?, ?, ?)`, n-1)
 }
 
-// applyFTS runs the queued FTS operations, deletions first.
+// applyFTS runs the queued FTS operations, deletions first, each kind in
+// rowid order: FTS5 writes its pending index out as a new segment
+// whenever a rowid is lower than the one before, so operations out of
+// order would cut one transaction into many segments and set off merges.
 func (w *txWriter) applyFTS(ctx context.Context) error {
 	slices.SortStableFunc(w.ops, func(a, b ftsOp) int {
 		switch {
-		case a.del == b.del:
-			return 0
-		case a.del:
+		case a.del != b.del && a.del:
 			return -1
+		case a.del != b.del:
+			return 1
 		}
-		return 1
+		return cmp.Or(strings.Compare(a.fts, b.fts), cmpInt(a.id, b.id))
 	})
 	for _, op := range w.ops {
 		q := `INSERT INTO ` + op.fts + `(rowid, text) VALUES (?, ?)`
