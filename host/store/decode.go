@@ -43,7 +43,8 @@ func decodeLine(line []byte, next int) ([]session.Event, error) {
 }
 
 // appendLine is decodeLine appending to dst, which holds the log's events
-// before the line (a line's deltaRefs are restored from them), so that
+// just before the line (the last len(dst) of them: a line's deltaRefs are
+// restored from them, see restoreDeltas), so that
 // reading a whole log does not allocate a slice per line. Ordinary event
 // lines take the one-pass scanner; anything it does not vouch for (packed
 // rows, deltaRefs, errors, odd keys) takes the encoding/json path, which
@@ -110,7 +111,7 @@ func appendLineJSON(dst []session.Event, line []byte, next int) ([]session.Event
 		}
 	}
 	if len(env.DeltaRefs) > 0 && !isNull(env.DeltaRefs) {
-		if e.Data, err = RestoreDeltas(dst, e, env.DeltaRefs); err != nil {
+		if e.Data, err = restoreDeltas(dst, next-len(dst), e, env.DeltaRefs); err != nil {
 			return dst, err
 		}
 	}

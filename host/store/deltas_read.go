@@ -19,6 +19,14 @@ import (
 // restored event obeys the same MaxEventBytes limit as any line, so
 // restoring one costs at most that much memory, allocated once.
 func RestoreDeltas(prior []session.Event, e session.Event, raw json.RawMessage) (json.RawMessage, error) {
+	return restoreDeltas(prior, 0, e, raw)
+}
+
+// restoreDeltas is RestoreDeltas where prior holds only the events from
+// seq base on. The events before base count as holding no deltas, so a
+// reference that needs any of them fails on its byte count, and one
+// whose deltas all come later restores as from the whole log.
+func restoreDeltas(prior []session.Event, base int, e session.Event, raw json.RawMessage) (json.RawMessage, error) {
 	var refs []deltaRef
 	if !isArray(raw) || json.Unmarshal(raw, &refs) != nil || len(refs) == 0 {
 		return nil, errors.New("deltaRefs must be a non-empty array of references")
@@ -33,7 +41,7 @@ func RestoreDeltas(prior []session.Event, e session.Event, raw json.RawMessage) 
 		switch {
 		case r.From < 0 || r.From > r.To || r.To >= e.Seq:
 			return nil, fmt.Errorf("deltaRefs[%d]: seqs %d..%d are not before this event", i, r.From, r.To)
-		case r.To >= len(prior):
+		case r.To-base >= len(prior):
 			return nil, fmt.Errorf("deltaRefs[%d]: seq %d was not read", i, r.To)
 		case r.Bytes <= 0 || r.Bytes > MaxEventBytes-size:
 			return nil, fmt.Errorf("deltaRefs[%d]: the restored event would be larger than the %d MiB limit", i, MaxEventBytes>>20)
@@ -56,7 +64,8 @@ func RestoreDeltas(prior []session.Event, e session.Event, raw json.RawMessage) 
 		prev = s.at
 		before := len(out)
 		var err error
-		if out, err = appendDeltas(out, prior, s.ref); err != nil {
+		covered := prior[max(s.ref.From-base, 0):max(s.ref.To-base+1, 0)]
+		if out, err = appendDeltas(out, covered, s.ref); err != nil {
 			return nil, err
 		}
 		if got := len(out) - before; got != s.ref.Bytes {
@@ -67,11 +76,11 @@ func RestoreDeltas(prior []session.Event, e session.Event, raw json.RawMessage) 
 	return append(out, e.Data[prev:]...), nil
 }
 
-// appendDeltas appends the encoded bodies of the deltas r covers, never
-// more than r.Bytes of them.
-func appendDeltas(dst []byte, prior []session.Event, r deltaRef) ([]byte, error) {
+// appendDeltas appends the encoded bodies of the deltas r covers (the
+// events from r.From to r.To), never more than r.Bytes of them.
+func appendDeltas(dst []byte, covered []session.Event, r deltaRef) ([]byte, error) {
 	n := 0
-	for _, p := range prior[r.From : r.To+1] {
+	for _, p := range covered {
 		if p.Type != session.TypeAssistantChunk {
 			continue
 		}

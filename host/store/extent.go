@@ -165,10 +165,11 @@ func (s *Store) ReadAppended(ctx context.Context, id string, from Extent) ([]ses
 	}
 	size := fi.Size() - from.Bytes
 	lr := newLineReader(io.NewSectionReader(f, from.Bytes, size), int(min(size+1, readBufferSize)), MaxEventBytes)
-	// Deltas are restored from the events before a line, indexed by seq;
-	// the ones before the extent were not read, so a line referring to
-	// them fails to decode and the whole log is read instead.
-	prior := make([]session.Event, from.Events)
+	// Deltas are restored from the events before a line; the ones before
+	// the extent were not read, so a line that needs their deltas fails to
+	// decode and the whole log is read instead. Nothing here is sized by
+	// the events before the extent: the cost is the appended lines'.
+	var events []session.Event
 	for n := 0; ; n++ {
 		if n%4096 == 4095 {
 			if err := ctx.Err(); err != nil {
@@ -185,11 +186,10 @@ func (s *Store) ReadAppended(ctx context.Context, id string, from Extent) ([]ses
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		if prior, err = appendLine(prior, line, len(prior)); err != nil {
+		if events, err = appendLine(events, line, from.Events+len(events)); err != nil {
 			return nil, Extent{}, ErrNotAppended
 		}
 	}
-	events := prior[from.Events:]
 	x := Extent{Dev: dev, Ino: ino, Bytes: from.Bytes + lr.complete, Events: from.Events + len(events), Open: turnOpen(from.Open, events)}
 	if x.Tail, err = tailHash(f, x.Bytes); err != nil {
 		return nil, Extent{}, fmt.Errorf("read session log %s: %w", path, err)

@@ -3,7 +3,9 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"runtime"
 	"testing"
 
 	"github.com/seed-e9b4dba4/dsh/host/session"
@@ -60,6 +62,48 @@ func TestReadAppendedReadsOnlyTheNewLines(t *testing.T) {
 	// Nothing appended: nothing read.
 	if got, x2, err := f.s.ReadAppended(ctx, "s1", x1); err != nil || len(got) != 0 || x2 != x1 {
 		t.Errorf("ReadAppended at the end = %d events, %+v, %v", len(got), x2, err)
+	}
+}
+
+// What ReadAppended allocates follows the appended lines, not the events
+// before the extent: one event appended to a 20,000-event log costs what
+// it costs after a 10-event one.
+func TestReadAppendedAllocatesForTheAppendedLinesOnly(t *testing.T) {
+	ctx := context.Background()
+	msg := func(seq int) session.Event {
+		return ev(seq, session.TypeUserMessage, fmt.Sprintf(`{"role":"user","content":[{"type":"text","text":"m%d"}],"id":"u%d"}`, seq, seq))
+	}
+	allocated := func(events int) uint64 {
+		t.Helper()
+		f := newFixture(t, Options{})
+		id := fmt.Sprintf("s%d", events)
+		var seed []session.Event
+		for i := range events {
+			seed = append(seed, msg(i))
+		}
+		mustClose(t, mustCreate(t, f.s, testHeader(id), seed...))
+		_, _, x, err := f.s.InspectExtent(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, _, _, err := f.s.Open(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustAppend(t, w, msg(events))
+		mustClose(t, w)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		got, _, err := f.s.ReadAppended(ctx, id, x)
+		runtime.ReadMemStats(&after)
+		if err != nil || len(got) != 1 {
+			t.Fatalf("ReadAppended after %d events = %d events, %v", events, len(got), err)
+		}
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	small, large := allocated(10), allocated(20_000)
+	if large > small+64<<10 {
+		t.Errorf("ReadAppended of one event allocated %d KiB after 20,000 events, %d KiB after 10", large>>10, small>>10)
 	}
 }
 

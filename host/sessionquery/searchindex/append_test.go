@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/seed-e9b4dba4/dsh/host/session"
-	"github.com/seed-e9b4dba4/dsh/host/session/sessiontest"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
 )
 
@@ -130,34 +129,6 @@ func (f *fixture) withWholeIndex(fn func()) {
 		f.t.Fatal(err)
 	}
 	fn()
-}
-
-// An appended event older than the session's latest document cannot take
-// the next ordinal (it would sort before later documents): the session is
-// indexed again whole, and the tie-breaks still hold.
-func TestAppendedEventWithAnEarlierTimeIndexesTheSessionWhole(t *testing.T) {
-	f, feed := newFeedFixture(t)
-	f.persist(hdr("a", 1), texts("needle same", "other words"))
-	f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
-	feed.reset()
-	feed.takeAppended()
-
-	f.appendEvents("a", func(next int) []session.Event {
-		// Earlier than seq 0's time (1_700_000_000_000).
-		return []session.Event{sessiontest.Event(1_600_000_000_000, next, session.TypeUserMessage, userMsg("needle same"))}
-	})
-	p := f.sessions(sessionquery.SessionSearchRequest{Query: "needle same"})
-	if len(p.Items) != 1 {
-		t.Fatalf("hits: %+v", p.Items)
-	}
-	// Equal documents tie; the later time wins (seq 0), not the later seq.
-	if got := p.Items[0].BestMatch.Seq; got != 0 {
-		t.Errorf("best match seq %d, want 0 (the later time)", got)
-	}
-	if _, _, inspects := feed.reset(); !reflect.DeepEqual(inspects, []string{"a"}) {
-		t.Errorf("whole reads %v, want [a]", inspects)
-	}
-	f.checkFTS()
 }
 
 // Documents appended later tie with the earlier ones exactly as a whole

@@ -79,15 +79,18 @@
 // dsh writer appended to. Then only the appended bytes are read, from
 // where the index's last read of it ended (the store's extent: same file,
 // same bytes just before that point), and only the new documents are
-// inserted, with the catalog row, in one transaction. Whatever that
-// cannot prove is read whole and the session re-indexed as before: no
-// journal record (drift, a pending id), a different or shorter file, a
-// changed tail, an appended line that refers to deltas before the extent,
-// a read that had added a crash repair's closers or would now add them, an
-// appended event that replaces part of the surface (it changes earlier
-// documents' surfaces) or fails validation, a log already invalid or
-// unreadable, a document older than the session's latest (its ordinal
-// would not sort, see docBits) or ordinals run out.
+// inserted, with the catalog row, in one transaction. An appended
+// document older than the session's latest (a clock that went back)
+// sorts before some indexed ones: those alone are taken out and inserted
+// again with it, renumbered from their stored text in the same
+// transaction, so the rowids are the ones a whole index gives (see
+// docBits). Whatever that cannot prove is read whole and the session
+// re-indexed as before: no journal record (drift, a pending id), a
+// different or shorter file, a changed tail, an appended line that refers
+// to deltas before the extent, a read that had added a crash repair's
+// closers or would now add them, an appended event that replaces part of
+// the surface (it changes earlier documents' surfaces) or fails
+// validation, a log already invalid or unreadable, or ordinals run out.
 //
 // # Trust and drift
 //

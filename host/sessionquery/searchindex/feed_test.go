@@ -21,6 +21,7 @@ type countingFeed struct {
 	lists, snapshots int
 	inspects         []string
 	appended         []string // ids read with ReadAppended
+	appendedEvents   int      // events those reads returned
 }
 
 func (c *countingFeed) List(ctx context.Context) ([]sessionquery.PersistedSnapshot, error) {
@@ -55,7 +56,21 @@ func (c *countingFeed) ReadAppended(ctx context.Context, id string, from store.E
 	c.mu.Lock()
 	c.appended = append(c.appended, id)
 	c.mu.Unlock()
-	return c.StorePersistence.ReadAppended(ctx, id, from)
+	events, x, err := c.StorePersistence.ReadAppended(ctx, id, from)
+	c.mu.Lock()
+	c.appendedEvents += len(events)
+	c.mu.Unlock()
+	return events, x, err
+}
+
+// takeAppendedEvents returns and forgets how many events ReadAppended
+// returned.
+func (c *countingFeed) takeAppendedEvents() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.appendedEvents
+	c.appendedEvents = 0
+	return n
 }
 
 // takeAppended returns and forgets the ids read with ReadAppended.

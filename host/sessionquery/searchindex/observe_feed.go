@@ -363,8 +363,9 @@ func (w *feedWork) commitIfFull(ctx context.Context) error {
 // appendOnly indexes only the events appended to an indexed log since it
 // was read (see docBits), when the read proves that the log only grew and
 // the appended events change nothing indexed before them: no replace, a
-// valid log, no document older than the session's latest. false asks for
-// a whole read, which also reports whatever went wrong.
+// valid log. An appended document older than the session's latest is
+// indexed with the documents it sorts before (renumberLater). false asks
+// for a whole read, which also reports whatever went wrong.
 func (w *feedWork) appendOnly(ctx context.Context, snap sessionquery.PersistedSnapshot, row indexedRow) (bool, error) {
 	ar, ok := w.b.Persistence.(AppendReader)
 	if !ok || row.unreadable != "" || row.invalid != "" || row.header != string(session.MustMarshal(snap.Header)) {
@@ -386,13 +387,21 @@ func (w *feedWork) appendOnly(ctx context.Context, snap sessionquery.PersistedSn
 	if !ok {
 		return false, nil
 	}
-	docs, ok := appendedDocs(sessionquery.AppendedDocuments(id, events, surfaces), row.docs, row.docTimeMax)
+	docs, ok := appendedDocs(sessionquery.AppendedDocuments(id, events, surfaces), row.docs)
 	if !ok {
 		return false, nil
 	}
 	a := appendChange{id: id, key: row.key, revision: snap.Revision, base: row.revision,
 		events: row.events + len(events), docCount: row.docs + len(docs), docs: docs,
 		docTimeMax: row.docTimeMax, extent: x.Encode(), logBytes: snap.Size, lastEventAt: row.lastEventAt}
+	// A writer's clock that went back (or events stamped ahead of it)
+	// makes an appended document older than the session's latest: the
+	// documents it sorts before take later ordinals (docs is in (time,
+	// seq) order, so its first is the earliest).
+	if len(docs) > 0 && a.docTimeMax != nil && docs[0].time < *a.docTimeMax {
+		earliest := docs[0].time
+		a.renumberAfter = &earliest
+	}
 	if t := maxDocTime(docs); t != nil && (a.docTimeMax == nil || *t > *a.docTimeMax) {
 		a.docTimeMax = t
 	}

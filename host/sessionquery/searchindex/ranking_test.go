@@ -301,6 +301,29 @@ func TestTermSummariesFollowEveryWrite(t *testing.T) {
 	f.sessions(sessionquery.SessionSearchRequest{Query: "alpha"})
 	checkSummaries(t, f, "after appends")
 
+	// An appended event older than the session's latest renumbers the
+	// later documents (see renumberLater): their points move with them.
+	w, _, events, err := f.st.Open(ctx, "s003")
+	if err != nil {
+		t.Fatal(err)
+	}
+	older := texts("alpha gamma gamma the the", "beta")
+	for i := range older {
+		older[i].Seq = len(events) + i
+		older[i].Time = events[0].Time + int64(i)
+	}
+	if err := w.Append(older...); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.sessions(sessionquery.SessionSearchRequest{Query: "alpha"})
+	checkSummaries(t, f, "after an append older than the session's latest")
+
 	entry, err := f.st.Stat(ctx, "s020")
 	if err != nil {
 		t.Fatal(err)

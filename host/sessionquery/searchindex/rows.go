@@ -22,6 +22,7 @@ type docRow struct {
 	text    string // what the content row holds
 	form    string // what the FTS row indexes (searchtext.Segment of text)
 	local   int64  // the low docBits of the rowid
+	prev    int64  // renumbered documents: their former local (see renumberLater); else 0
 }
 
 // prepareDocs turns a session's documents (in seq order) into rows whose
@@ -50,16 +51,14 @@ func prepareDocs(docs []sessionquery.Document) []docRow {
 }
 
 // appendedDocs turns the documents of events appended to a session into
-// rows with the ordinals after its first ones, or reports false when that
-// would not be the tie-break order (a document older than maxTime, the
-// latest time of the session's documents) or the ordinals run out: the
-// session is then indexed again whole.
-func appendedDocs(docs []sessionquery.Document, first int, maxTime *int64) ([]docRow, bool) {
+// rows in (time, seq) order with the ordinals after its first ones, or
+// reports false when the ordinals run out: the session is then indexed
+// again whole. A row older than the session's latest document does not
+// sort after all of them; the writer renumbers it with the documents it
+// sorts before (renumberLater).
+func appendedDocs(docs []sessionquery.Document, first int) ([]docRow, bool) {
 	rows := make([]docRow, len(docs))
 	for i, d := range docs {
-		if maxTime != nil && d.Time < *maxTime {
-			return nil, false
-		}
 		rows[i] = newDocRow(d)
 	}
 	if first+len(rows) > maxOrdinal+1 {

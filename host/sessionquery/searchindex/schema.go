@@ -29,11 +29,14 @@ const textForm = 2
 // length, later (time, seq) ones: exactly the ranking tie-breaks, so
 // "smallest rowid among equal scores" is the documented winner, and
 // grouping by session needs only the rowid FTS5 already has in hand. An
-// appended event has a later seq and (in any log written by dsh) a time no
-// earlier than every earlier one, so its documents take the next ordinals
-// and no existing rowid changes: appending inserts only the new documents.
-// A session whose appended document is older than its latest one, or that
-// runs out of ordinals, is indexed again whole (ordinals start over).
+// appended event has a later seq and usually a time no earlier than every
+// earlier one, so its documents take the next ordinals and no existing
+// rowid changes: appending inserts only the new documents. An appended
+// document older than the session's latest one (a writer's clock went
+// back, or events were stamped ahead of it) sorts before the documents
+// later than it, which alone are numbered again with it (renumberLater).
+// A session that runs out of ordinals is indexed again whole (ordinals
+// start over).
 //
 // The split of the 63 bits: 19 for the length (a document holds at most
 // maxDocBytes = 256 KiB of text, so at most 262,144 code points < 2^19),

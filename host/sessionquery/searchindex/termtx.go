@@ -124,6 +124,44 @@ func (tx *termTx) removeSession(ctx context.Context, key int64, terms map[string
 	return nil
 }
 
+// relabelSession moves the points of session key's documents that were
+// renumbered (rows with prev set) to their new rowids. Renumbering keeps
+// the documents' order among themselves and after the session's other
+// documents, so every tie between points resolves as before and the
+// frontier itself is unchanged: only the labels move.
+func (tx *termTx) relabelSession(ctx context.Context, key int64, rows []docRow) error {
+	moved := map[int64]int64{}
+	terms := map[string]int32{}
+	for _, r := range rows {
+		if r.prev == 0 {
+			continue
+		}
+		moved[r.prev] = r.local
+		removedTerms(r.form, &tx.scratch, terms)
+	}
+	for term := range terms {
+		id, ok := tx.tracked.ids[term]
+		if !ok {
+			continue
+		}
+		b, err := tx.block(ctx, blockRef{id, key >> blockBits})
+		if err != nil {
+			return err
+		}
+		i, found := b.find(key)
+		if !found {
+			continue
+		}
+		for k, p := range b.entries[i].points {
+			if to, ok := moved[p.local]; ok {
+				b.entries[i].points[k].local = to
+				b.dirty = true
+			}
+		}
+	}
+	return nil
+}
+
 // removedDoc counts a removed document (its tokens) out of the recorded
 // phrases.
 func (tx *termTx) removedDoc(toks []searchtext.Token) {

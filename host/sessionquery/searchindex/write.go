@@ -47,6 +47,11 @@ type appendChange struct {
 	logBytes    int64
 	lastEventAt int64
 	title       *titleColumns // nil: the title did not change
+
+	// renumberAfter, when set, is the time of the earliest of docs,
+	// which is older than some documents of the session: those are
+	// numbered again with docs (renumberLater).
+	renumberAfter *int64
 }
 
 // liveChange is one live session to (re)overlay.
@@ -476,10 +481,22 @@ func (w *txWriter) appendPersisted(ctx context.Context, a appendChange, gen int6
 	if n, err := r.RowsAffected(); err != nil || n != 1 {
 		return false, err
 	}
-	if err := w.addDocs(ctx, persistedTables, a.key, a.docs); err != nil {
+	docs, appended := a.docs, a.docs
+	if a.renumberAfter != nil {
+		if docs, err = w.renumberLater(ctx, persistedTables, a.key, *a.renumberAfter, docs); err != nil {
+			return false, fmt.Errorf("session %s: %w", a.id, err)
+		}
+		// The documents taken keep their terms under new rowids; the
+		// appended ones are summarized with theirs.
+		if err := w.terms.relabelSession(ctx, a.key, docs); err != nil {
+			return false, err
+		}
+		appended = slices.DeleteFunc(slices.Clone(docs), func(r docRow) bool { return r.prev != 0 })
+	}
+	if err := w.addDocs(ctx, persistedTables, a.key, docs); err != nil {
 		return false, fmt.Errorf("session %s: %w", a.id, err)
 	}
-	return true, w.terms.addSession(ctx, a.key, summarize(a.docs, nil, w.terms.bulk.counter()), a.docs)
+	return true, w.terms.addSession(ctx, a.key, summarize(appended, nil, w.terms.bulk.counter()), appended)
 }
 
 func (w *txWriter) deletePersisted(ctx context.Context, id string) error {

@@ -118,7 +118,7 @@ func TestReportTable(t *testing.T) {
 	}
 	r.whole = wholeResult{Runs: 7, List: lat(21, 25), ListRows: 47, ListAll: lat(30, 41), Status: lat(9, 12), SearchRSS: 40 << 20, ListRSS: 30 << 20,
 		ACPInit: lat(8, 11), ACPList: lat(2, 3), ACPListed: 47, ACPLoad: lat(31, 40), ACPLoaded: 512, ACPReplay: 380, Appended: lat(45, 70), AppendCPU: lat(30, 35), AppendHits: 10,
-		BigAppend: bigAppend{Wall: lat(52, 66), CPU: lat(40, 44), Hits: 10, MinBytes: 2 << 20, MaxBytes: 5 << 20}, LoadBefore: "1.00 1.10 1.20", LoadAfter: "1.30 1.20 1.20",
+		BigAppend: bigAppend{Wall: lat(52, 66), CPU: lat(40, 44), Hits: 10, MinBytes: 312 << 10, MaxBytes: 3 << 19}, LoadBefore: "1.00 1.10 1.20", LoadAfter: "1.30 1.20 1.20",
 		ListCPU: lat(15, 17), ListAllCPU: lat(20, 22), StatusCPU: lat(6, 7),
 		Resume:  resumeResult{Picker: lat(48, 61), Ready: lat(150, 180), Status: "47 sessions"},
 		Rebuild: rebuildResult{Wall: ms(24300), CPU: ms(39100), Sessions: 10047, Events: 1948923, IndexBytes: 535 << 20, LogBytes: 713 << 20, RSS: 148 << 20}}

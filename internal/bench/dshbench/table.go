@@ -277,6 +277,15 @@ func ms(d time.Duration) string {
 
 func mb(b int64) string { return fmt.Sprintf("%.0f MB", float64(b)/(1<<20)) }
 
+// fileSize renders the size of one file, which mb would round to 0 MB
+// below half a megabyte: KB below a megabyte, MB with a decimal above.
+func fileSize(b int64) string {
+	if b < 1<<20 {
+		return fmt.Sprintf("%.0f KB", float64(b)/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MB", float64(b)/(1<<20))
+}
+
 func kb(b int) string { return fmt.Sprintf("%.1f KB", float64(b)/1024) }
 
 // thousands renders n with comma separators.

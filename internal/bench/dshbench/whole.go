@@ -285,8 +285,8 @@ func workspaceIDs(n int) []string {
 }
 
 // bigAppend is the appended-events row on the corpus's largest sessions:
-// a session's catch-up re-indexes all of its log, so it is the case that
-// shows whether that cost follows the change or the session.
+// the case that shows whether a catch-up costs what was appended or what
+// the session weighs.
 type bigAppend struct {
 	Wall latency `json:"wall"`
 	CPU  latency `json:"cpu"`
@@ -429,7 +429,7 @@ func (r *report) printWhole(row func(...string)) {
 	row(fmt.Sprintf("ACP session/load of a %d-event session after that", w.ACPLoaded), pp(w.ACPLoad), fmt.Sprintf("%d updates replayed", w.ACPReplay), "", "")
 	w.Resume.row(row)
 	row(fmt.Sprintf("search after another process appended 1,000 events to 10 sessions (%d found)", w.AppendHits), ppCPU(w.Appended, w.AppendCPU), "", "", "")
-	row(fmt.Sprintf("  the same on the 10 largest sessions (%s–%s logs, %d found)", mb(w.BigAppend.MinBytes), mb(w.BigAppend.MaxBytes), w.BigAppend.Hits), ppCPU(w.BigAppend.Wall, w.BigAppend.CPU), "", "", "")
+	row(fmt.Sprintf("  the same on the 10 largest sessions (%s–%s logs, %d found)", fileSize(w.BigAppend.MinBytes), fileSize(w.BigAppend.MaxBytes), w.BigAppend.Hits), ppCPU(w.BigAppend.Wall, w.BigAppend.CPU), "", "", "")
 	w.Rebuild.row(row)
 }
 
