@@ -5,11 +5,12 @@ package searchindex
 // bumped whenever the schema below or what it stores changes (2: text is
 // capped per event, see maxDocBytes; 3: rowids stable under append, see
 // docBits, and each session's log extent; 4: the term summaries, see
-// terms.go; 5: the phrase statistics, see phrases.go). A file of ours at
-// any other version is reset in place and rebuilt from the logs.
+// terms.go; 5: the phrase statistics, see phrases.go; 6: term summary
+// points store their rowid's two parts). A file of ours at any other
+// version is reset in place and rebuilt from the logs.
 const (
 	applicationID = 0x44534851
-	schemaVersion = 5
+	schemaVersion = 6
 )
 
 // textForm names how documents are turned into indexed text (tokenizer

@@ -191,7 +191,9 @@ type blockEntry struct {
 
 // encodeBlock writes entries (in key order) as varints: per entry the key
 // delta, the document count, the point count, then each point's
-// frequency, length and local rowid.
+// frequency, length in tokens, and its local rowid as its two parts (see
+// docBits), the length in code points and the ordinal, which are small
+// numbers where the local rowid is a 39-bit one.
 func encodeBlock(entries []blockEntry) []byte {
 	var buf []byte
 	prev := int64(0)
@@ -203,7 +205,8 @@ func encodeBlock(entries []blockEntry) []byte {
 		for _, p := range e.points {
 			buf = binary.AppendUvarint(buf, uint64(p.tf))
 			buf = binary.AppendUvarint(buf, uint64(p.dl))
-			buf = binary.AppendUvarint(buf, uint64(p.local))
+			buf = binary.AppendUvarint(buf, uint64(p.local>>ordBits))
+			buf = binary.AppendUvarint(buf, uint64(maxOrdinal-p.local&maxOrdinal))
 		}
 	}
 	return buf
@@ -238,7 +241,7 @@ func decodeBlock(buf []byte, scratch []termPoint, fn func(key int64, docs int32,
 		}
 		scratch = scratch[:0]
 		for range vals[2] {
-			var p [3]uint64
+			var p [4]uint64
 			for i := range p {
 				v, err := next()
 				if err != nil {
@@ -246,7 +249,10 @@ func decodeBlock(buf []byte, scratch []termPoint, fn func(key int64, docs int32,
 				}
 				p[i] = v
 			}
-			scratch = append(scratch, termPoint{tf: int32(p[0]), dl: int32(p[1]), local: int64(p[2])})
+			if p[2] > maxLength || p[3] > maxOrdinal {
+				return scratch, errBadBlock
+			}
+			scratch = append(scratch, termPoint{tf: int32(p[0]), dl: int32(p[1]), local: localRowid(int(p[2]), int(p[3]))})
 		}
 		fn(key, int32(vals[1]), scratch)
 	}
