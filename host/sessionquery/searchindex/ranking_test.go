@@ -218,25 +218,10 @@ func rebuiltSummaries(t *testing.T, f *fixture) map[string][]blockEntry {
 	rows.Close()
 	out := map[string][]blockEntry{}
 	for _, term := range terms {
-		rows, err := f.ix.db.conn.QueryContext(ctx, `SELECT v.doc, count(*), s.sz FROM temp.persisted_vocab_instance v
-			JOIN persisted_fts_docsize s ON s.id = v.doc WHERE v.term = ? GROUP BY v.doc ORDER BY v.doc`, term)
+		es, err := termEntries(ctx, f.ix.db.conn, term)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var es []blockEntry
-		for rows.Next() {
-			var doc int64
-			var tf int32
-			var sz []byte
-			if err := rows.Scan(&doc, &tf, &sz); err != nil {
-				t.Fatal(err)
-			}
-			if n := len(es); n == 0 || es[n-1].key != doc>>docBits {
-				es = append(es, blockEntry{key: doc >> docBits})
-			}
-			es[len(es)-1].add(termPoint{tf: tf, dl: int32(docTokens(sz)), local: doc & docMask})
-		}
-		rows.Close()
 		out[term] = es
 	}
 	return out
@@ -279,48 +264,14 @@ func TestTermSummariesFollowEveryWrite(t *testing.T) {
 
 	ctx := context.Background()
 	for _, id := range []string{"s003", "s010"} {
-		w, _, events, err := f.st.Open(ctx, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		more := texts("alpha alpha alpha the", "gamma parseSessionHeader", "alpha")
-		for i := range more {
-			more[i].Seq = len(events) + i
-			more[i].Time = events[len(events)-1].Time + int64(i) + 1
-		}
-		if err := w.Append(more...); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Flush(); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
+		f.appendTexts(id, later, "alpha alpha alpha the", "gamma parseSessionHeader", "alpha")
 	}
 	f.sessions(sessionquery.SessionSearchRequest{Query: "alpha"})
 	checkSummaries(t, f, "after appends")
 
 	// An appended event older than the session's latest renumbers the
 	// later documents (see renumberLater): their points move with them.
-	w, _, events, err := f.st.Open(ctx, "s003")
-	if err != nil {
-		t.Fatal(err)
-	}
-	older := texts("alpha gamma gamma the the", "beta")
-	for i := range older {
-		older[i].Seq = len(events) + i
-		older[i].Time = events[0].Time + int64(i)
-	}
-	if err := w.Append(older...); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	f.appendTexts("s003", func(seq, i int) int64 { return 1_700_000_000_000 + int64(i) }, "alpha gamma gamma the the", "beta")
 	f.sessions(sessionquery.SessionSearchRequest{Query: "alpha"})
 	checkSummaries(t, f, "after an append older than the session's latest")
 
@@ -355,6 +306,24 @@ func TestTermSummariesFollowEveryWrite(t *testing.T) {
 		t.Errorf("zeta has entries in %d sessions, want 13", len(got))
 	}
 }
+
+// appendTexts appends alternating user and assistant messages to id's log
+// as another dsh writer would, each event timed by at (given its seq and
+// its index among the appended).
+func (f *fixture) appendTexts(id string, at func(seq, i int) int64, msgs ...string) {
+	f.t.Helper()
+	f.appendEvents(id, func(next int) []session.Event {
+		events := texts(msgs...)
+		for i := range events {
+			events[i].Seq = next + i
+			events[i].Time = at(next+i, i)
+		}
+		return events
+	})
+}
+
+// later times an appended event as texts does: after every earlier one.
+func later(seq, _ int) int64 { return 1_700_000_000_000 + int64(seq) }
 
 // phraseCounts returns every recorded phrase's stored count and FTS5's.
 func phraseCounts(t *testing.T, f *fixture) (stored, counted map[string]int64) {
@@ -410,24 +379,7 @@ func TestPhraseCountsFollowEveryWrite(t *testing.T) {
 	check("after the searches that recorded them")
 
 	ctx := context.Background()
-	w, _, events, err := f.st.Open(ctx, "s005")
-	if err != nil {
-		t.Fatal(err)
-	}
-	more := texts("parse session header twice parse_session_header", "open ai")
-	for i := range more {
-		more[i].Seq = len(events) + i
-		more[i].Time = events[len(events)-1].Time + int64(i) + 1
-	}
-	if err := w.Append(more...); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	f.appendTexts("s005", later, "parse session header twice parse_session_header", "open ai")
 	f.sessions(sessionquery.SessionSearchRequest{Query: "alpha"})
 	check("after an append")
 

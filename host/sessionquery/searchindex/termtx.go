@@ -330,49 +330,53 @@ func promoteTerm(ctx context.Context, c *sql.Conn, term string) error {
 	if err := c.QueryRowContext(ctx, `INSERT INTO tracked_terms(term) VALUES (?) RETURNING term_id`, term).Scan(&id); err != nil {
 		return err
 	}
-	rows, err := c.QueryContext(ctx, `SELECT v.doc, count(*), s.sz FROM temp.persisted_vocab_instance v
-		JOIN persisted_fts_docsize s ON s.id = v.doc WHERE v.term = ? GROUP BY v.doc ORDER BY v.doc`, term)
+	entries, err := termEntries(ctx, c, term)
 	if err != nil {
 		return err
 	}
-	var blocks [][]blockEntry
-	cur := int64(-1)
+	for start := 0; start < len(entries); {
+		block := entries[start].key >> blockBits
+		end := start
+		for end < len(entries) && entries[end].key>>blockBits == block {
+			end++
+		}
+		ref := blockRef{id, block}
+		if _, err := c.ExecContext(ctx, `INSERT OR REPLACE INTO term_sessions(id, entries) VALUES (?, ?)`, ref.id(), encodeBlock(entries[start:end])); err != nil {
+			return err
+		}
+		start = end
+	}
+	if _, err := c.ExecContext(ctx, `UPDATE search_state SET terms_version = terms_version + 1 WHERE singleton = 1`); err != nil {
+		return fmt.Errorf("promote %q: %w", term, err)
+	}
+	return nil
+}
+
+// termEntries builds term's entries afresh from the FTS5 index (every
+// document holding it, with its frequency and length), in session key
+// order.
+func termEntries(ctx context.Context, q querier, term string) ([]blockEntry, error) {
+	rows, err := q.QueryContext(ctx, `SELECT v.doc, count(*), s.sz FROM temp.persisted_vocab_instance v
+		JOIN persisted_fts_docsize s ON s.id = v.doc WHERE v.term = ? GROUP BY v.doc ORDER BY v.doc`, term)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
 	var entries []blockEntry
 	for rows.Next() {
 		var doc int64
 		var tf int32
 		var sz []byte
 		if err := rows.Scan(&doc, &tf, &sz); err != nil {
-			rows.Close()
-			return err
+			return nil, err
 		}
 		key := doc >> docBits
-		if key>>blockBits != cur && len(entries) > 0 {
-			blocks = append(blocks, entries)
-			entries = nil
-		}
-		cur = key >> blockBits
 		if n := len(entries); n == 0 || entries[n-1].key != key {
 			entries = append(entries, blockEntry{key: key})
 		}
 		entries[len(entries)-1].add(termPoint{tf: tf, dl: int32(docTokens(sz)), local: doc & docMask})
 	}
-	if err := rows.Close(); err != nil {
-		return err
-	}
-	if len(entries) > 0 {
-		blocks = append(blocks, entries)
-	}
-	for _, b := range blocks {
-		ref := blockRef{id, b[0].key >> blockBits}
-		if _, err := c.ExecContext(ctx, `INSERT OR REPLACE INTO term_sessions(id, entries) VALUES (?, ?)`, ref.id(), encodeBlock(b)); err != nil {
-			return err
-		}
-	}
-	if _, err := c.ExecContext(ctx, `UPDATE search_state SET terms_version = terms_version + 1 WHERE singleton = 1`); err != nil {
-		return fmt.Errorf("promote %q: %w", term, err)
-	}
-	return nil
+	return entries, rows.Err()
 }
 
 // termTx starts the term summaries' part of a write transaction.
