@@ -144,6 +144,11 @@ type sessionBound struct {
 	bound float64 // no document of the session scores below it
 	exact bool    // best is the session's best document
 	best  winner  // when exact; docID 0 when the session has no match
+	// probe is the document the bound came from (a phrase's weakest
+	// term's best): when it scores the bound for the whole phrase, no
+	// document of the session scores better, and none that scores as
+	// well sorts before it (see probeBest); 0 when there is none.
+	probe int64
 }
 
 // impactRanking is the persisted sessions of a query ranked from the
@@ -211,6 +216,9 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 	bounds := map[int64]*sessionBound{}
 	single := len(p.phrases) == 1 && len(p.phrases[0].ids) == 1
 	contribs := make([]map[int64]float64, len(p.phrases))
+	// For a query of one phrase, each session's document that bounds it:
+	// when that document itself scores the bound, it is the best.
+	var probes map[int64]topPoint
 	// Every match of a rare phrase is read for its bound, and every match
 	// of a phrase of several tracked terms for its idf: when that is every
 	// phrase, the query's matches are all known, by session.
@@ -227,7 +235,15 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 		case ph.ids == nil:
 			c, df, err = rareBounds(ctx, q, ph.match, allowed, matches)
 		default:
-			c, df, err = p.trackedBounds(ctx, q, ph, allowed, single, bounds)
+			var tops map[int64]topPoint
+			tops, df, err = p.trackedBounds(ctx, q, ph, allowed, single, bounds)
+			c = make(map[int64]float64, len(tops))
+			for key, t := range tops {
+				c[key] = t.x
+			}
+			if len(p.phrases) == 1 {
+				probes = tops
+			}
 		}
 		if err != nil {
 			return nil, err
@@ -282,7 +298,11 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 			}
 		}
 		for key, s := range sum {
-			r.cands = append(r.cands, sessionBound{key: key, bound: -1.0 * s})
+			b := sessionBound{key: key, bound: -1.0 * s}
+			if t, ok := probes[key]; ok && t.alone {
+				b.probe = key<<docBits | t.local
+			}
+			r.cands = append(r.cands, b)
 		}
 	}
 	heap.Init(&r.cands)
@@ -333,14 +353,25 @@ func allowedSessions(ctx context.Context, q querier, sp predicates) (map[int64]b
 	return out, rows.Err()
 }
 
+// topPoint is the largest x a session's best document can have for a
+// phrase, and the document that has it for the phrase's term that bounds
+// it (the weakest of its terms' best ones).
+type topPoint struct {
+	x     float64
+	local int64
+	// alone: no other point of that term's frontier in the session has
+	// the same x (see probeBest).
+	alone bool
+}
+
 // trackedBounds reads the summaries of a phrase of tracked terms and
 // returns, per session holding all of them, the largest x its best
 // document can have, and the phrase's document frequency when it is one
 // term. For a one-phrase, one-term query it also fills bounds with each
 // session's exact best document.
 func (p *impactPlan) trackedBounds(ctx context.Context, q querier, ph *impactPhrase, allowed map[int64]bool, single bool,
-	bounds map[int64]*sessionBound) (map[int64]float64, int64, error) {
-	var out map[int64]float64
+	bounds map[int64]*sessionBound) (map[int64]topPoint, int64, error) {
+	var out map[int64]topPoint
 	var df int64
 	var scratch []termPoint
 	ph.minDF = -1
@@ -349,7 +380,7 @@ func (p *impactPlan) trackedBounds(ctx context.Context, q querier, ph *impactPhr
 			continue
 		}
 		var tdf, sessions int64
-		cur := map[int64]float64{}
+		cur := map[int64]topPoint{}
 		rows, err := q.QueryContext(ctx, `SELECT entries FROM term_sessions WHERE id BETWEEN ? AND ?`, id<<32, id<<32|(1<<32-1))
 		if err != nil {
 			return nil, 0, err
@@ -373,13 +404,16 @@ func (p *impactPlan) trackedBounds(ctx context.Context, q querier, ph *impactPhr
 				}
 				best := math.Inf(-1)
 				var bestLocal int64
+				alone := false
 				for _, pt := range points {
-					x := p.x(pt.tf, pt.dl)
-					if x > best || (x == best && pt.local < bestLocal) {
-						best, bestLocal = x, pt.local
+					switch x := p.x(pt.tf, pt.dl); {
+					case x > best:
+						best, bestLocal, alone = x, pt.local, true
+					case x == best:
+						bestLocal, alone = min(bestLocal, pt.local), false
 					}
 				}
-				cur[key] = best
+				cur[key] = topPoint{best, bestLocal, alone}
 				if single {
 					bounds[key] = &sessionBound{key: key, bound: -1.0 * (0.0 + best), exact: true,
 						best: winner{docID: key<<docBits | bestLocal, score: -1.0 * (0.0 + best)}}
@@ -394,9 +428,9 @@ func (p *impactPlan) trackedBounds(ctx context.Context, q querier, ph *impactPhr
 			return nil, 0, err
 		}
 		if out != nil {
-			for key, x := range out {
-				if y, ok := cur[key]; ok {
-					cur[key] = min(x, y)
+			for key, a := range out {
+				if b, ok := cur[key]; ok && a.x < b.x {
+					cur[key] = a
 				}
 			}
 		}
@@ -478,6 +512,12 @@ func (r *impactRanking) top(ctx context.Context, q querier, n int) ([]candidate,
 			break
 		}
 		c := heap.Pop(&r.cands).(sessionBound)
+		if !c.exact && c.probe != 0 {
+			var err error
+			if c.best, c.exact, err = r.probeBest(ctx, q, c); err != nil {
+				return nil, false, err
+			}
+		}
 		if !c.exact {
 			best, err := r.refine(ctx, q, c.key)
 			if err != nil {
@@ -556,6 +596,30 @@ func sortSearch[T any](s []T, f func(T) bool) int {
 		return -1
 	})
 	return i
+}
+
+// probeBest scores the document a one-phrase bound came from (the best
+// point of the phrase's weakest term, alone at its x on that term's
+// frontier). If it scores the bound, it is the session's best: nothing
+// scores better than the bound, and a document d scoring as well has x at
+// least the bound for that term too (it holds the term at least as often
+// as the phrase), so its own point, or one beating it, is also best on
+// that frontier; being alone there, that point is the probe's: d has the
+// probe's frequency and length, and of equal points the frontier kept the
+// smaller rowid, the tie's winner.
+func (r *impactRanking) probeBest(ctx context.Context, q querier, c sessionBound) (winner, bool, error) {
+	var text string
+	if err := q.QueryRowContext(ctx, `SELECT text FROM persisted_docs WHERE doc_id = ?`, c.probe).Scan(&text); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return winner{}, false, nil
+		}
+		return winner{}, false, err
+	}
+	s, _ := r.plan.scoreText(text, &r.scr, r.freqs)
+	if s != c.bound {
+		return winner{}, false, nil
+	}
+	return winner{docID: c.probe, score: s}, true, nil
 }
 
 // refine finds session key's best document exactly: the query's matches
