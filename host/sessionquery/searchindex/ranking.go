@@ -216,8 +216,9 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 	bounds := map[int64]*sessionBound{}
 	single := len(p.phrases) == 1 && len(p.phrases[0].ids) == 1
 	contribs := make([]map[int64]float64, len(p.phrases))
-	// For a query of one phrase, each session's document that bounds it:
-	// when that document itself scores the bound, it is the best.
+	// Each session's document that bounds a phrase of tracked terms (the
+	// query's one phrase, or its parts phrase): when that document scores
+	// the session's whole bound, it is the best.
 	var probes map[int64]topPoint
 	// Every match of a rare phrase is read for its bound, and every match
 	// of a phrase of several tracked terms for its idf: when that is every
@@ -241,7 +242,7 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 			for key, t := range tops {
 				c[key] = t.x
 			}
-			if len(p.phrases) == 1 {
+			if probes == nil && (len(p.phrases) == 1 || len(ph.ids) > 1) {
 				probes = tops
 			}
 		}
@@ -598,15 +599,16 @@ func sortSearch[T any](s []T, f func(T) bool) int {
 	return i
 }
 
-// probeBest scores the document a one-phrase bound came from (the best
-// point of the phrase's weakest term, alone at its x on that term's
-// frontier). If it scores the bound, it is the session's best: nothing
-// scores better than the bound, and a document d scoring as well has x at
-// least the bound for that term too (it holds the term at least as often
-// as the phrase), so its own point, or one beating it, is also best on
-// that frontier; being alone there, that point is the probe's: d has the
-// probe's frequency and length, and of equal points the frontier kept the
-// smaller rowid, the tie's winner.
+// probeBest scores the document a bound came from (the best point of a
+// phrase's weakest term, alone at its x on that term's frontier). If it
+// scores the session's whole bound, it is the session's best: nothing
+// scores better than the bound, and a document d scoring as well reaches
+// every phrase's part of the bound, so for that phrase's weakest term x
+// at least the bound (it holds the term at least as often as the phrase):
+// its own point, or one beating it, is also best on that frontier, and
+// being alone there, that point is the probe's: d has the probe's
+// frequency and length, and of equal points the frontier kept the smaller
+// rowid, the tie's winner.
 func (r *impactRanking) probeBest(ctx context.Context, q querier, c sessionBound) (winner, bool, error) {
 	var text string
 	if err := q.QueryRowContext(ctx, `SELECT text FROM persisted_docs WHERE doc_id = ?`, c.probe).Scan(&text); err != nil {
