@@ -213,13 +213,13 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 	if err != nil {
 		return nil, err
 	}
-	bounds := map[int64]*sessionBound{}
 	single := len(p.phrases) == 1 && len(p.phrases[0].ids) == 1
-	contribs := make([]map[int64]float64, len(p.phrases))
+	// Each phrase's part of every candidate session's bound, in key order.
+	contribs := make([][]sessionTop, len(p.phrases))
 	// Each session's document that bounds a phrase of tracked terms (the
 	// query's one phrase, or its parts phrase): when that document scores
 	// the session's whole bound, it is the best.
-	var probes map[int64]topPoint
+	var probes []sessionTop
 	// Every match of a rare phrase is read for its bound, and every match
 	// of a phrase of several tracked terms for its idf: when that is every
 	// phrase, the query's matches are all known, by session.
@@ -229,21 +229,16 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 	}
 	for i := range p.phrases {
 		ph := &p.phrases[i]
-		var c map[int64]float64
+		var c []sessionTop
 		var df int64
 		var err error
 		switch {
 		case ph.ids == nil:
 			c, df, err = rareBounds(ctx, q, ph.match, allowed, matches)
 		default:
-			var tops map[int64]topPoint
-			tops, df, err = p.trackedBounds(ctx, q, ph, allowed, single, bounds)
-			c = make(map[int64]float64, len(tops))
-			for key, t := range tops {
-				c[key] = t.x
-			}
+			c, df, err = p.trackedBounds(ctx, q, ph, allowed)
 			if probes == nil && (len(p.phrases) == 1 || len(ph.ids) > 1) {
-				probes = tops
+				probes = slices.Clone(c)
 			}
 		}
 		if err != nil {
@@ -272,9 +267,9 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 			}
 			ph.idf = p.idfOf(df)
 		}
-		if ph.ids != nil {
-			for key, x := range c {
-				c[key] = float64(ph.idf * x)
+		if ph.ids != nil && !single {
+			for k := range c {
+				c[k].x = float64(ph.idf * c[k].x)
 			}
 		}
 		contribs[i] = c
@@ -288,26 +283,54 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 		r.matches = matches
 	}
 	if single {
-		for _, b := range bounds {
-			r.cands = append(r.cands, *b)
+		// The best point of the term is the session's best document.
+		r.cands = make(boundHeap, len(contribs[0]))
+		for k, t := range contribs[0] {
+			score := -1.0 * (0.0 + t.x)
+			r.cands[k] = sessionBound{key: t.key, bound: score, exact: true, best: winner{docID: t.key<<docBits | t.local, score: score}}
 		}
 	} else {
-		sum := map[int64]float64{}
-		for _, c := range contribs {
-			for key, v := range c {
-				sum[key] += v
-			}
+		sum := contribs[0]
+		for _, c := range contribs[1:] {
+			sum = addTops(sum, c)
 		}
-		for key, s := range sum {
-			b := sessionBound{key: key, bound: -1.0 * s}
-			if t, ok := probes[key]; ok && t.alone {
-				b.probe = key<<docBits | t.local
+		r.cands = make(boundHeap, len(sum))
+		pi := 0
+		for k, t := range sum {
+			b := sessionBound{key: t.key, bound: -1.0 * (0.0 + t.x)}
+			for pi < len(probes) && probes[pi].key < t.key {
+				pi++
 			}
-			r.cands = append(r.cands, b)
+			if pi < len(probes) && probes[pi].key == t.key && probes[pi].alone {
+				b.probe = t.key<<docBits | probes[pi].local
+			}
+			r.cands[k] = b
 		}
 	}
 	heap.Init(&r.cands)
 	return r, nil
+}
+
+// addTops merges two phrases' parts of the bound (both in key order): a
+// session's sum is each phrase's part, added in phrase order as bm25 adds
+// them, where a phrase the session lacks adds nothing.
+func addTops(a, b []sessionTop) []sessionTop {
+	out := make([]sessionTop, 0, max(len(a), len(b)))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || i < len(a) && a[i].key < b[j].key:
+			out = append(out, sessionTop{key: a[i].key, x: a[i].x})
+			i++
+		case i == len(a) || b[j].key < a[i].key:
+			out = append(out, sessionTop{key: b[j].key, x: 0.0 + b[j].x})
+			j++
+		default:
+			out = append(out, sessionTop{key: a[i].key, x: a[i].x + b[j].x})
+			i, j = i+1, j+1
+		}
+	}
+	return out
 }
 
 // boundHeap orders candidate sessions by bound (then key): only the
@@ -354,25 +377,24 @@ func allowedSessions(ctx context.Context, q querier, sp predicates) (map[int64]b
 	return out, rows.Err()
 }
 
-// topPoint is the largest x a session's best document can have for a
-// phrase, and the document that has it for the phrase's term that bounds
-// it (the weakest of its terms' best ones).
-type topPoint struct {
+// sessionTop is one session's part of a bound: for a phrase of tracked
+// terms, the largest x its best document can have and the document that
+// has it for the phrase's weakest term (alone: no other point of that
+// term's frontier in the session has the same x, see probeBest); for a
+// rare phrase, its best match's contribution.
+type sessionTop struct {
+	key   int64
 	x     float64
 	local int64
-	// alone: no other point of that term's frontier in the session has
-	// the same x (see probeBest).
 	alone bool
 }
 
 // trackedBounds reads the summaries of a phrase of tracked terms and
-// returns, per session holding all of them, the largest x its best
-// document can have, and the phrase's document frequency when it is one
-// term. For a one-phrase, one-term query it also fills bounds with each
-// session's exact best document.
-func (p *impactPlan) trackedBounds(ctx context.Context, q querier, ph *impactPhrase, allowed map[int64]bool, single bool,
-	bounds map[int64]*sessionBound) (map[int64]topPoint, int64, error) {
-	var out map[int64]topPoint
+// returns, in key order, for each allowed session holding all of them, the
+// largest x its best document can have (for a one-term phrase, its best
+// document's), and the phrase's document frequency when it is one term.
+func (p *impactPlan) trackedBounds(ctx context.Context, q querier, ph *impactPhrase, allowed map[int64]bool) ([]sessionTop, int64, error) {
+	var out []sessionTop
 	var df int64
 	var scratch []termPoint
 	ph.minDF = -1
@@ -381,7 +403,8 @@ func (p *impactPlan) trackedBounds(ctx context.Context, q querier, ph *impactPhr
 			continue
 		}
 		var tdf, sessions int64
-		cur := map[int64]topPoint{}
+		var cur []sessionTop
+		j := 0 // the next of out to match (terms after the first)
 		rows, err := q.QueryContext(ctx, `SELECT entries FROM term_sessions WHERE id BETWEEN ? AND ?`, id<<32, id<<32|(1<<32-1))
 		if err != nil {
 			return nil, 0, err
@@ -398,27 +421,27 @@ func (p *impactPlan) trackedBounds(ctx context.Context, q querier, ph *impactPhr
 				if allowed != nil && !allowed[key] {
 					return
 				}
-				if out != nil {
-					if _, ok := out[key]; !ok {
+				if k > 0 {
+					for j < len(out) && out[j].key < key {
+						j++
+					}
+					if j == len(out) || out[j].key != key {
 						return
 					}
 				}
-				best := math.Inf(-1)
-				var bestLocal int64
-				alone := false
+				t := sessionTop{key: key, x: math.Inf(-1)}
 				for _, pt := range points {
 					switch x := p.x(pt.tf, pt.dl); {
-					case x > best:
-						best, bestLocal, alone = x, pt.local, true
-					case x == best:
-						bestLocal, alone = min(bestLocal, pt.local), false
+					case x > t.x:
+						t.x, t.local, t.alone = x, pt.local, true
+					case x == t.x:
+						t.local, t.alone = min(t.local, pt.local), false
 					}
 				}
-				cur[key] = topPoint{best, bestLocal, alone}
-				if single {
-					bounds[key] = &sessionBound{key: key, bound: -1.0 * (0.0 + best), exact: true,
-						best: winner{docID: key<<docBits | bestLocal, score: -1.0 * (0.0 + best)}}
+				if k > 0 && out[j].x < t.x {
+					t = out[j]
 				}
+				cur = append(cur, t)
 			})
 			if err != nil {
 				rows.Close()
@@ -427,13 +450,6 @@ func (p *impactPlan) trackedBounds(ctx context.Context, q querier, ph *impactPhr
 		}
 		if err := rows.Close(); err != nil {
 			return nil, 0, err
-		}
-		if out != nil {
-			for key, a := range out {
-				if b, ok := cur[key]; ok && a.x < b.x {
-					cur[key] = a
-				}
-			}
 		}
 		out = cur
 		if k == 0 {
@@ -450,13 +466,13 @@ func (p *impactPlan) trackedBounds(ctx context.Context, q querier, ph *impactPhr
 // of its terms) and returns each allowed session's largest contribution
 // (its idf times x, from FTS5's own score) and the phrase's document
 // frequency. matches, when not nil, receives the allowed matches.
-func rareBounds(ctx context.Context, q querier, match string, allowed map[int64]bool, matches map[int64][]int64) (map[int64]float64, int64, error) {
-	rows, err := q.QueryContext(ctx, `SELECT rowid, rank FROM persisted_fts WHERE persisted_fts MATCH ?`, match)
+func rareBounds(ctx context.Context, q querier, match string, allowed map[int64]bool, matches map[int64][]int64) ([]sessionTop, int64, error) {
+	rows, err := q.QueryContext(ctx, `SELECT rowid, rank FROM persisted_fts WHERE persisted_fts MATCH ? ORDER BY rowid`, match)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer rows.Close()
-	out := map[int64]float64{}
+	var out []sessionTop
 	var df int64
 	for rows.Next() {
 		var id int64
@@ -469,8 +485,11 @@ func rareBounds(ctx context.Context, q querier, match string, allowed map[int64]
 		if allowed != nil && !allowed[key] {
 			continue
 		}
-		if c, ok := out[key]; !ok || -score > c {
-			out[key] = -score
+		switch n := len(out); {
+		case n == 0 || out[n-1].key != key:
+			out = append(out, sessionTop{key: key, x: -score})
+		case -score > out[n-1].x:
+			out[n-1].x = -score
 		}
 		if matches != nil {
 			matches[key] = append(matches[key], id)
