@@ -42,11 +42,11 @@ type wholeSearch struct {
 }
 
 type wholeResult struct {
-	Runs       int           `json:"runs"`
-	Searches   []wholeSearch `json:"searches"`
+	Runs     int           `json:"runs"`
+	Searches []wholeSearch `json:"searches"`
 	// FirstIdent is an identifier's first search (a new one each run),
 	// which counts its parts phrase before it can record it.
-	FirstIdent wholeSearch `json:"firstIdent"`
+	FirstIdent wholeSearch   `json:"firstIdent"`
 	RGMissing  bool          `json:"rgMissing"`
 	List       latency       `json:"list"`
 	ListCPU    latency       `json:"listCPU"`
