@@ -9,15 +9,6 @@ import (
 	"unicode/utf8"
 )
 
-// tokenTexts returns the Text of each token.
-func tokenTexts(toks []Token) []string {
-	out := make([]string, len(toks))
-	for i, t := range toks {
-		out[i] = t.Text
-	}
-	return out
-}
-
 func showTokens(toks []Token) string {
 	var b strings.Builder
 	for _, t := range toks {

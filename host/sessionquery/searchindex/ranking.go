@@ -8,6 +8,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"sort"
 	"time"
 
 	"github.com/seed-e9b4dba4/dsh/host/searchtext"
@@ -558,7 +559,8 @@ func (r *impactRanking) top(ctx context.Context, q querier, n int) ([]candidate,
 	take := len(r.exact)
 	if !all && take > n {
 		nth := r.exact[n-1]
-		take = n + sortSearch(r.exact[n:], func(w winner) bool { return compareScoreLength(w, nth) > 0 })
+		rest := r.exact[n:]
+		take = n + sort.Search(len(rest), func(i int) bool { return compareScoreLength(rest[i], nth) > 0 })
 	}
 	var missing []winner
 	for _, w := range r.exact[:take] {
@@ -605,17 +607,6 @@ func compareScoreLength(a, b winner) int {
 		return c
 	}
 	return cmpInt(a.docID&docMask>>ordBits, b.docID&docMask>>ordBits)
-}
-
-// sortSearch is sort.Search over a slice.
-func sortSearch[T any](s []T, f func(T) bool) int {
-	i, _ := slices.BinarySearchFunc(s, true, func(e T, _ bool) int {
-		if f(e) {
-			return 1
-		}
-		return -1
-	})
-	return i
 }
 
 // probeBest scores the document a bound came from (the best point of a

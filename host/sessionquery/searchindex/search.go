@@ -343,14 +343,12 @@ func (k *rankedSessions) rank(ctx context.Context, tx querier, match string, sp,
 			return err
 		}
 		if r == nil {
-			plan = nil
+			plan = nil // FTS5 ranks it better
 		} else {
 			k.persisted = r
 		}
 	}
-	switch {
-	case plan != nil:
-	case persistedVisible:
+	if plan == nil && persistedVisible {
 		r, err := rankPersisted(ctx, tx, match, sp, ep)
 		if err != nil {
 			return err

@@ -9,7 +9,8 @@ import (
 	"github.com/seed-e9b4dba4/dsh/host/searchtext"
 )
 
-// Term summaries: for every common term (a tracked term, see trackMin)
+// Term summaries: for every common term (a tracked term, see
+// defaultTrackMin)
 // and every persisted session holding it, how many of the session's
 // documents hold the term and the frontier of those documents under
 // bm25: the documents no other one beats on both term frequency (higher

@@ -1,7 +1,6 @@
 package searchindex
 
 import (
-	"context"
 	"database/sql"
 	"fmt"
 	"strings"
@@ -129,21 +128,4 @@ func TestCapTextCutsAfterWhitespace(t *testing.T) {
 	if short := "short text"; capText(short) != short {
 		t.Errorf("capText changed a short text")
 	}
-}
-
-// cancelAfter cancels its context once n probe windows were inserted.
-type cancelAfter struct {
-	querier
-	n, inserted int
-	cancel      func()
-}
-
-func (c *cancelAfter) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	if strings.HasPrefix(query, "INSERT INTO probe_windows") {
-		if c.inserted == c.n {
-			c.cancel()
-		}
-		c.inserted++
-	}
-	return c.querier.ExecContext(ctx, query, args...)
 }
