@@ -258,6 +258,10 @@ func (ix *Index) swapIn(ctx context.Context, tmp string) error {
 		NewRestore(srcURI string) (*sqlite.Backup, error)
 	}
 	ctx = context.WithoutCancel(ctx) // a started copy runs to its end
+	if err := ix.db.mapPages(ctx, false); err != nil {
+		return err
+	}
+	defer ix.db.mapPages(ctx, true)
 	err := ix.db.conn.Raw(func(dc any) error {
 		r, ok := dc.(restorer)
 		if !ok {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -442,4 +443,55 @@ func runWriteAndExit() error {
 		return err
 	}
 	return c.Close()
+}
+
+// TestARebuildThatShrinksTheFileKeepsOtherReadersWorking: readers map the
+// index file (see mapPages); a rebuild after most logs were deleted copies
+// a much smaller index over it, and SQLite shrinks the file. Another index
+// on the same file, which mapped the larger one and searched it before,
+// must go on searching (a read past the new end of a stale map would kill
+// the process with SIGBUS), and see the smaller index.
+func TestARebuildThatShrinksTheFileKeepsOtherReadersWorking(t *testing.T) {
+	f := newFixture(t)
+	const n = 120
+	filler := strings.Repeat("lorem ipsum dolor sit amet ", 400)
+	for i := range n {
+		id := fmt.Sprintf("s%03d", i)
+		f.persist(hdr(id, int64(i)), texts("needle "+id+" "+filler, filler+" "+id))
+	}
+	f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
+	f.exec(`PRAGMA wal_checkpoint(TRUNCATE)`) // the pages in the file, where they are mapped
+	other := f.newIndex(f.cfg)
+	if p, err := other.SearchSessions(context.Background(), sessionquery.SessionSearchRequest{Query: "needle"}); err != nil || len(p.Items) == 0 {
+		t.Fatalf("before: %v, %v", sessionIDs(p), err)
+	}
+	before, err := os.Stat(f.cfg.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 2; i < n; i++ {
+		entry, err := f.st.Stat(context.Background(), fmt.Sprintf("s%03d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(entry.Path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.ix.Rebuild(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.Stat(f.cfg.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Size() >= before.Size()/2 {
+		t.Fatalf("the rebuild did not shrink the file (%d → %d bytes): the test needs it to", before.Size(), after.Size())
+	}
+	for _, ix := range []*Index{other, f.ix} {
+		p, err := ix.SearchSessions(context.Background(), sessionquery.SessionSearchRequest{Query: "needle"})
+		if got := sorted(sessionIDs(p)); err != nil || !reflect.DeepEqual(got, []string{"s000", "s001"}) {
+			t.Errorf("after the rebuild: %v, %v", got, err)
+		}
+	}
 }

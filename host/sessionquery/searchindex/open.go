@@ -45,6 +45,8 @@ type database struct {
 	// ordered says persisted_sessions_order was looked for (and made when
 	// the catalog is big enough); see ensureOrderIndex.
 	ordered bool
+	// mmap says pages are read through a memory map (see mapPages).
+	mmap bool
 }
 
 // fileIdent identifies the file a path named when it was opened, so a file
@@ -346,8 +348,38 @@ func (d *database) configure(ctx context.Context, journalMode string) error {
 	// larger page cache keeps the document-size and content pages ranking
 	// and snippets touch in memory between searches.
 	_, err = d.conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL; PRAGMA cache_size = -32768`)
+	if err == nil && journalMode == "wal" {
+		d.mmap = true
+		err = d.mapPages(ctx, true)
+	}
 	return err
 }
+
+// mapPages turns SQLite's memory-mapped reads on or off. A new process
+// reads every page it needs once: mapped, a page costs a minor fault
+// instead of a read(2) into a freshly allocated (and first-touched) cache
+// page, which is a third of a cold search's time. Mapped pages are the
+// kernel's page cache, counted in the process's RSS once touched, and
+// reclaimable like any cached file. A bulk copy into the file (swapIn)
+// would touch every old page through the map for nothing, so it turns the
+// map off while it runs. Only the shared WAL-mode file is mapped: the
+// rebuild's private file is written, not searched. SQLite never maps past
+// the file's size as a read transaction sees it (another process's
+// checkpoint cannot shrink the file under a reader); a file truncated by
+// hand during an operation would fault, and one truncated between
+// operations is reopened first (moved).
+func (d *database) mapPages(ctx context.Context, on bool) error {
+	size := 0
+	if on && d.mmap {
+		size = mmapSize
+	}
+	_, err := d.conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA mmap_size = %d`, size))
+	return err
+}
+
+// mmapSize is the most of the index file mapped; SQLite caps it at its
+// compile-time limit (2 GiB), and reads past it as usual.
+const mmapSize = 1 << 32
 
 // setJournalMode switches the journal mode, waiting up to the busy timeout
 // while another connection holds a lock. Switching a new file into WAL
