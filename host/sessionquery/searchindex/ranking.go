@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/seed-e9b4dba4/dsh/host/searchtext"
@@ -228,31 +229,53 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 	if len(p.phrases) > 1 {
 		matches = map[int64][]int64{}
 	}
+	// The summaries of the tracked phrases' terms are decoded on other
+	// goroutines while the rare phrases' matches are read.
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	decodes := make([][]*termDecode, len(p.phrases))
+	for i, ph := range p.phrases {
+		for k, id := range ph.ids {
+			if slices.Contains(ph.ids[:k], id) {
+				continue
+			}
+			d, err := p.startDecode(ctx, q, id, allowed, &wg)
+			if err != nil {
+				return nil, err
+			}
+			decodes[i] = append(decodes[i], d)
+		}
+	}
 	for i := range p.phrases {
 		ph := &p.phrases[i]
-		var c []sessionTop
-		var df int64
-		var err error
-		switch {
-		case ph.ids == nil:
-			c, df, err = rareBounds(ctx, q, ph.match, allowed, matches)
-		default:
-			c, df, err = p.trackedBounds(ctx, q, ph, allowed)
-			if probes == nil && (len(p.phrases) == 1 || len(ph.ids) > 1) {
-				probes = slices.Clone(c)
-			}
+		if ph.ids != nil {
+			continue
 		}
+		c, df, err := rareBounds(ctx, q, ph.match, allowed, matches)
 		if err != nil {
 			return nil, err
 		}
-		if !single && ph.ids != nil && ph.perSession > refineDocsMax {
+		// FTS5's score of a rare phrase's match is its idf times x.
+		ph.idf, ph.minDF = p.idfOf(df), df
+		contribs[i] = c
+	}
+	wg.Wait()
+	for i := range p.phrases {
+		ph := &p.phrases[i]
+		if ph.ids == nil {
+			continue
+		}
+		c, df, err := ph.trackedBounds(decodes[i])
+		if err != nil {
+			return nil, err
+		}
+		if probes == nil && (len(p.phrases) == 1 || len(ph.ids) > 1) {
+			probes = c // only its keys, documents and alone are read, which scaling keeps
+		}
+		if !single && ph.perSession > refineDocsMax {
 			return nil, nil
 		}
-		switch {
-		case ph.ids == nil:
-			// FTS5's score of a rare phrase's match is its idf times x.
-			ph.idf, ph.minDF = p.idfOf(df), df
-		case len(p.phrases) > 1:
+		if len(p.phrases) > 1 {
 			if len(ph.ids) > 1 {
 				var recorded bool
 				if df, recorded, err = phraseDF(ctx, q, ph.tokens); err != nil {
@@ -268,7 +291,7 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 			}
 			ph.idf = p.idfOf(df)
 		}
-		if ph.ids != nil && !single {
+		if !single {
 			for k := range c {
 				c[k].x = float64(ph.idf * c[k].x)
 			}
@@ -390,77 +413,143 @@ type sessionTop struct {
 	alone bool
 }
 
-// trackedBounds reads the summaries of a phrase of tracked terms and
-// returns, in key order, for each allowed session holding all of them, the
-// largest x its best document can have (for a one-term phrase, its best
-// document's), and the phrase's document frequency when it is one term.
-func (p *impactPlan) trackedBounds(ctx context.Context, q querier, ph *impactPhrase, allowed map[int64]bool) ([]sessionTop, int64, error) {
+// termDecode is one tracked term's summaries, decoded a chunk of blocks
+// per goroutine: for each allowed session holding the term, the largest x
+// its documents can have, in key order.
+type termDecode struct {
+	chunks []termChunk
+}
+
+// termChunk is the decoding of a run of consecutive blocks.
+type termChunk struct {
+	docs, sessions int64 // over every session, allowed or not
+	tops           []sessionTop
+	err            error
+}
+
+// decodeChunk is how many blocks (of up to 64 sessions) one goroutine
+// decodes: a common term's summaries are a few hundred KiB of varints.
+const decodeChunk = 32
+
+// startDecode reads term id's summary blocks and starts decoding them; the
+// result is valid once wg is done.
+func (p *impactPlan) startDecode(ctx context.Context, q querier, id int64, allowed map[int64]bool, wg *sync.WaitGroup) (*termDecode, error) {
+	rows, err := q.QueryContext(ctx, `SELECT entries FROM term_sessions WHERE id BETWEEN ? AND ?`, id<<32, id<<32|(1<<32-1))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var blocks [][]byte
+	for rows.Next() {
+		var buf []byte
+		if err := rows.Scan(&buf); err != nil {
+			return nil, err
+		}
+		blocks = append(blocks, buf)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	d := &termDecode{chunks: make([]termChunk, (len(blocks)+decodeChunk-1)/decodeChunk)}
+	for i := range d.chunks {
+		wg.Add(1)
+		go func(c *termChunk, blocks [][]byte) {
+			defer wg.Done()
+			p.decodeTerm(c, blocks, allowed)
+		}(&d.chunks[i], blocks[i*decodeChunk:min(len(blocks), (i+1)*decodeChunk)])
+	}
+	return d, nil
+}
+
+// decodeTerm decodes blocks into c.
+func (p *impactPlan) decodeTerm(c *termChunk, blocks [][]byte, allowed map[int64]bool) {
+	var scratch []termPoint
+	c.tops = make([]sessionTop, 0, len(blocks)<<blockBits)
+	for _, buf := range blocks {
+		scratch, c.err = decodeBlock(buf, scratch, func(key int64, docs int32, points []termPoint) {
+			c.docs += int64(docs)
+			c.sessions++
+			if allowed != nil && !allowed[key] {
+				return
+			}
+			t := sessionTop{key: key, x: math.Inf(-1)}
+			for _, pt := range points {
+				switch x := p.x(pt.tf, pt.dl); {
+				case x > t.x:
+					t.x, t.local, t.alone = x, pt.local, true
+				case x == t.x:
+					t.local, t.alone = min(t.local, pt.local), false
+				}
+			}
+			c.tops = append(c.tops, t)
+		})
+		if c.err != nil {
+			return
+		}
+	}
+}
+
+// trackedBounds returns, from its terms' decoded summaries (in the order
+// of the phrase's distinct terms), in key order, for each allowed session
+// holding every term of a phrase of tracked terms, the largest x its best
+// document can have (for a one-term phrase, its best document's), and the
+// phrase's document frequency when it is one term.
+func (ph *impactPhrase) trackedBounds(terms []*termDecode) ([]sessionTop, int64, error) {
 	var out []sessionTop
 	var df int64
-	var scratch []termPoint
 	ph.minDF = -1
-	for k, id := range ph.ids {
-		if slices.Contains(ph.ids[:k], id) {
-			continue
-		}
+	for k, d := range terms {
 		var tdf, sessions int64
-		var cur []sessionTop
-		j := 0 // the next of out to match (terms after the first)
-		rows, err := q.QueryContext(ctx, `SELECT entries FROM term_sessions WHERE id BETWEEN ? AND ?`, id<<32, id<<32|(1<<32-1))
-		if err != nil {
-			return nil, 0, err
-		}
-		for rows.Next() {
-			var buf []byte
-			if err := rows.Scan(&buf); err != nil {
-				rows.Close()
-				return nil, 0, err
+		n := 0
+		for _, c := range d.chunks {
+			if c.err != nil {
+				return nil, 0, c.err
 			}
-			scratch, err = decodeBlock(buf, scratch, func(key int64, docs int32, points []termPoint) {
-				tdf += int64(docs)
-				sessions++
-				if allowed != nil && !allowed[key] {
-					return
-				}
-				if k > 0 {
-					for j < len(out) && out[j].key < key {
-						j++
-					}
-					if j == len(out) || out[j].key != key {
-						return
-					}
-				}
-				t := sessionTop{key: key, x: math.Inf(-1)}
-				for _, pt := range points {
-					switch x := p.x(pt.tf, pt.dl); {
-					case x > t.x:
-						t.x, t.local, t.alone = x, pt.local, true
-					case x == t.x:
-						t.local, t.alone = min(t.local, pt.local), false
-					}
-				}
-				if k > 0 && out[j].x < t.x {
-					t = out[j]
-				}
-				cur = append(cur, t)
-			})
-			if err != nil {
-				rows.Close()
-				return nil, 0, err
-			}
+			tdf, sessions, n = tdf+c.docs, sessions+c.sessions, n+len(c.tops)
 		}
-		if err := rows.Close(); err != nil {
-			return nil, 0, err
-		}
-		out = cur
 		if k == 0 {
-			df = tdf
+			out, df = make([]sessionTop, 0, n), tdf
+			for _, c := range d.chunks {
+				out = append(out, c.tops...)
+			}
+		} else {
+			out = d.weakest(out)
 		}
 		if ph.minDF < 0 || tdf < ph.minDF {
 			ph.minDF, ph.perSession = tdf, float64(tdf)/float64(max(sessions, 1))
 		}
 	}
 	return out, df, nil
+}
+
+// weakest keeps the sessions of a (the earlier terms' bounds) that d (one
+// more term's) also holds, each with the smaller of its two x (d's on a
+// tie): a document holding a phrase holds each of its terms.
+func (d *termDecode) weakest(a []sessionTop) []sessionTop {
+	out := a[:0]
+	ci, j := 0, 0
+	for _, t := range a {
+		for ci < len(d.chunks) {
+			b := d.chunks[ci].tops
+			for j < len(b) && b[j].key < t.key {
+				j++
+			}
+			if j < len(b) {
+				break
+			}
+			ci, j = ci+1, 0
+		}
+		if ci == len(d.chunks) {
+			break
+		}
+		if b := d.chunks[ci].tops[j]; b.key == t.key {
+			if b.x <= t.x {
+				t = b
+			}
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // rareBounds streams a rare phrase's matches (fewer than trackMin for one

@@ -218,46 +218,54 @@ var errBadBlock = errors.New("malformed term summary block")
 // decodeBlock reads what encodeBlock wrote, calling fn for each entry in
 // key order; the entry's points are only valid during the call.
 func decodeBlock(buf []byte, scratch []termPoint, fn func(key int64, docs int32, points []termPoint)) ([]termPoint, error) {
+	r := uvarints{buf: buf}
 	key := int64(0)
-	next := func() (uint64, error) {
-		v, n := binary.Uvarint(buf)
-		if n <= 0 {
-			return 0, errBadBlock
-		}
-		buf = buf[n:]
-		return v, nil
-	}
-	for len(buf) > 0 {
-		var vals [3]uint64
-		for i := range vals {
-			v, err := next()
-			if err != nil {
-				return scratch, err
-			}
-			vals[i] = v
-		}
-		key += int64(vals[0])
-		if vals[2] > uint64(len(buf)) {
+	for r.i < len(r.buf) {
+		key += int64(r.next())
+		docs, n := r.next(), r.next()
+		if n > uint64(len(r.buf)-r.i) {
 			return scratch, errBadBlock
 		}
 		scratch = scratch[:0]
-		for range vals[2] {
-			var p [4]uint64
-			for i := range p {
-				v, err := next()
-				if err != nil {
-					return scratch, err
-				}
-				p[i] = v
-			}
-			if p[2] > maxLength || p[3] > maxOrdinal {
+		for range n {
+			tf, dl, length, ordinal := r.next(), r.next(), r.next(), r.next()
+			if length > maxLength || ordinal > maxOrdinal {
 				return scratch, errBadBlock
 			}
-			scratch = append(scratch, termPoint{tf: int32(p[0]), dl: int32(p[1]), local: localRowid(int(p[2]), int(p[3]))})
+			scratch = append(scratch, termPoint{tf: int32(tf), dl: int32(dl), local: localRowid(int(length), int(ordinal))})
 		}
-		fn(key, int32(vals[1]), scratch)
+		if r.bad {
+			return scratch, errBadBlock
+		}
+		fn(key, int32(docs), scratch)
 	}
 	return scratch, nil
+}
+
+// uvarints reads a sequence of unsigned varints; past a malformed or
+// truncated one it reads zeros and sets bad.
+type uvarints struct {
+	buf []byte
+	i   int
+	bad bool
+}
+
+func (r *uvarints) next() uint64 {
+	if r.i < len(r.buf) && r.buf[r.i] < 0x80 {
+		r.i++
+		return uint64(r.buf[r.i-1])
+	}
+	return r.slow()
+}
+
+func (r *uvarints) slow() uint64 {
+	v, n := binary.Uvarint(r.buf[r.i:])
+	if n <= 0 {
+		r.bad, r.i = true, len(r.buf)
+		return 0
+	}
+	r.i += n
+	return v
 }
 
 // decodeEntries is decodeBlock into owned entries.
