@@ -151,6 +151,10 @@ type sessionBound struct {
 	// document of the session scores better, and none that scores as
 	// well sorts before it (see probeBest); 0 when there is none.
 	probe int64
+	// tracked is the phrases of tracked terms' part of the bound: no
+	// document holding none of the query's rare phrases scores below
+	// -tracked (see rareBest).
+	tracked float64
 }
 
 // impactRanking is the persisted sessions of a query ranked from the
@@ -169,6 +173,9 @@ type impactRanking struct {
 	// in one pass (see streamCost), and a session is made exact from it.
 	refining time.Duration
 	matches  map[int64][]int64
+	// rare is every match of the query's rare phrases, by session (nil
+	// for a query of one tracked term).
+	rare map[int64][]int64
 }
 
 // A session is made exact one FTS5 query each until those queries have
@@ -246,12 +253,18 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 			decodes[i] = append(decodes[i], d)
 		}
 	}
+	// Every match of the rare phrases, by session: a session's best
+	// document among them is often its best (see rareBest).
+	var rare map[int64][]int64
+	if !single {
+		rare = map[int64][]int64{}
+	}
 	for i := range p.phrases {
 		ph := &p.phrases[i]
 		if ph.ids != nil {
 			continue
 		}
-		c, df, err := rareBounds(ctx, q, ph.match, allowed, matches)
+		c, df, err := rareBounds(ctx, q, ph.match, allowed, rare)
 		if err != nil {
 			return nil, err
 		}
@@ -298,8 +311,15 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 		}
 		contribs[i] = c
 	}
-	r := &impactRanking{plan: p, match: match, freqs: make([]int32, len(p.phrases)), sp: sp, winSet: map[int64]candidate{}}
+	r := &impactRanking{plan: p, match: match, freqs: make([]int32, len(p.phrases)), sp: sp, winSet: map[int64]candidate{}, rare: rare}
+	for key, ids := range rare {
+		slices.Sort(ids)
+		rare[key] = slices.Compact(ids)
+	}
 	if matches != nil {
+		for key, ids := range rare {
+			matches[key] = append(matches[key], ids...)
+		}
 		for key, ids := range matches {
 			slices.Sort(ids)
 			matches[key] = slices.Compact(ids)
@@ -314,14 +334,25 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 			r.cands[k] = sessionBound{key: t.key, bound: score, exact: true, best: winner{docID: t.key<<docBits | t.local, score: score}}
 		}
 	} else {
-		sum := contribs[0]
-		for _, c := range contribs[1:] {
+		// sum is each session's bound; tracked its phrases of tracked
+		// terms' part, the most a document holding no rare phrase can have.
+		var sum, tracked []sessionTop
+		for i, c := range contribs {
 			sum = addTops(sum, c)
+			if p.phrases[i].ids != nil {
+				tracked = addTops(tracked, c)
+			}
 		}
 		r.cands = make(boundHeap, len(sum))
-		pi := 0
+		pi, ti := 0, 0
 		for k, t := range sum {
 			b := sessionBound{key: t.key, bound: -1.0 * (0.0 + t.x)}
+			for ti < len(tracked) && tracked[ti].key < t.key {
+				ti++
+			}
+			if ti < len(tracked) && tracked[ti].key == t.key {
+				b.tracked = tracked[ti].x
+			}
 			for pi < len(probes) && probes[pi].key < t.key {
 				pi++
 			}
@@ -339,7 +370,10 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 // session's sum is each phrase's part, added in phrase order as bm25 adds
 // them, where a phrase the session lacks adds nothing.
 func addTops(a, b []sessionTop) []sessionTop {
-	out := make([]sessionTop, 0, max(len(a), len(b)))
+	if a == nil {
+		return b // the first phrase: nothing to add to
+	}
+	out := make([]sessionTop, 0, len(a)+len(b))
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {
 		switch {
@@ -622,6 +656,12 @@ func (r *impactRanking) top(ctx context.Context, q querier, n int) ([]candidate,
 			break
 		}
 		c := heap.Pop(&r.cands).(sessionBound)
+		if !c.exact && len(r.rare[c.key]) > 0 {
+			var err error
+			if c.best, c.exact, err = r.rareBest(ctx, q, c); err != nil {
+				return nil, false, err
+			}
+		}
 		if !c.exact && c.probe != 0 {
 			var err error
 			if c.best, c.exact, err = r.probeBest(ctx, q, c); err != nil {
@@ -723,6 +763,43 @@ func (r *impactRanking) probeBest(ctx context.Context, q querier, c sessionBound
 	return winner{docID: c.probe, score: s}, true, nil
 }
 
+// rareBest scores the session's matches of the query's rare phrases,
+// which rareBounds read. Every other document of the session holds only
+// phrases of tracked terms, each no more often than the session's bound
+// for it allows, and scores no better than -tracked: when the best of the
+// rare phrases' matches scores better than that, it is the session's best
+// (and of those scoring as well, the one that sorts first).
+func (r *impactRanking) rareBest(ctx context.Context, q querier, c sessionBound) (winner, bool, error) {
+	best, err := r.scoreDocs(ctx, q, r.rare[c.key])
+	if err != nil || best.docID == 0 || !(best.score < -1.0*(0.0+c.tracked)) {
+		return winner{}, false, err
+	}
+	return best, true, nil
+}
+
+// scoreDocs returns the best of documents ids, read and scored here.
+func (r *impactRanking) scoreDocs(ctx context.Context, q querier, ids []int64) (winner, error) {
+	var best winner
+	for _, id := range ids {
+		var text string
+		if err := q.QueryRowContext(ctx, `SELECT text FROM persisted_docs WHERE doc_id = ?`, id).Scan(&text); err != nil {
+			return winner{}, err
+		}
+		r.consider(&best, id, text)
+	}
+	return best, nil
+}
+
+// consider makes document id, of the given text, best if it scores
+// better, or as well and sorts first (a smaller rowid in a session is a
+// shorter document, or as long and later).
+func (r *impactRanking) consider(best *winner, id int64, text string) {
+	s, _ := r.plan.scoreText(text, &r.scr, r.freqs)
+	if best.docID == 0 || s < best.score || (s == best.score && id < best.docID) {
+		*best = winner{docID: id, score: s}
+	}
+}
+
 // refine finds session key's best document exactly: the query's matches
 // in it, tokenized and scored here.
 func (r *impactRanking) refine(ctx context.Context, q querier, key int64) (winner, error) {
@@ -731,23 +808,10 @@ func (r *impactRanking) refine(ctx context.Context, q querier, key int64) (winne
 			return winner{}, err
 		}
 	}
-	var best winner
-	consider := func(id int64, text string) {
-		s, _ := r.plan.scoreText(text, &r.scr, r.freqs)
-		if best.docID == 0 || s < best.score || (s == best.score && id < best.docID) {
-			best = winner{docID: id, score: s}
-		}
-	}
 	if r.matches != nil {
-		for _, id := range r.matches[key] {
-			var text string
-			if err := q.QueryRowContext(ctx, `SELECT text FROM persisted_docs WHERE doc_id = ?`, id).Scan(&text); err != nil {
-				return winner{}, err
-			}
-			consider(id, text)
-		}
-		return best, nil
+		return r.scoreDocs(ctx, q, r.matches[key])
 	}
+	var best winner
 	start := time.Now()
 	defer func() { r.refining += time.Since(start) }()
 	rows, err := q.QueryContext(ctx, `SELECT d.doc_id, d.text FROM persisted_fts f JOIN persisted_docs d ON d.doc_id = f.rowid
@@ -762,7 +826,7 @@ func (r *impactRanking) refine(ctx context.Context, q querier, key int64) (winne
 		if err := rows.Scan(&id, &text); err != nil {
 			return winner{}, err
 		}
-		consider(id, text)
+		r.consider(&best, id, text)
 	}
 	return best, rows.Err()
 }

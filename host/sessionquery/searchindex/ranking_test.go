@@ -477,3 +477,37 @@ func TestLongSessionsLeavePhrasesToFTS5(t *testing.T) {
 		}
 	}
 }
+
+// TestARareMatchIsBestOnlyWhenNothingElseCanBeatIt: a camel-case
+// identifier's session is made exact from its matches of the rare whole
+// identifier when none of its other documents can beat them (rareBest).
+// Session "a" holds the identifier once in a long document and its parts
+// four times in a short one, which scores better although it lacks the
+// rare whole: it must be found, as FTS5 finds it.
+func TestARareMatchIsBestOnlyWhenNothingElseCanBeatIt(t *testing.T) {
+	f := newFixture(t)
+	f.ix.trackMin = 12
+	long := "see alphaBeta " + strings.Repeat("and some other words ", 10)
+	f.persist(hdr("a", 1), texts(long, "alpha beta alpha beta alpha beta alpha beta"))
+	f.persist(hdr("b", 2), texts("call alphaBeta", "gamma"))
+	for i := range 14 {
+		f.persist(hdr(fmt.Sprintf("p%02d", i), int64(3+i)), texts("alpha beta", "gamma delta"))
+	}
+	for i := range 40 {
+		f.persist(hdr(fmt.Sprintf("q%02d", i), int64(20+i)), texts("gamma delta epsilon", "delta", "gamma", "epsilon zeta"))
+	}
+	req := sessionquery.SessionSearchRequest{Query: "alphaBeta", Limit: intp(5)}
+	f.ix.ftsOnly, f.ix.ranked = false, nil
+	got := pageAll(f, req)
+	if _, ok := f.ix.ranked.persisted.(*impactRanking); !ok {
+		t.Fatal("alphaBeta was not ranked from the summaries")
+	}
+	f.ix.ftsOnly, f.ix.ranked = true, nil
+	want := pageAll(f, req)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ranked from the summaries:\n%v\nby FTS5:\n%v", got, want)
+	}
+	if !slices.Contains(want, "a#1") {
+		t.Errorf("FTS5 ranks %v: session a's best is not its parts-only document, the case this test is for", want)
+	}
+}
