@@ -156,6 +156,7 @@ func (ix *Index) buildBeside(ctx context.Context, progress func(done, total int)
 	// to the configured journal mode once complete.
 	cfg := ix.cfg
 	cfg.Path, cfg.OpenAt, cfg.JournalMode = tmp, OpenAtFirstSearch, "truncate"
+	cfg.pageSize = filePageSize(ix.cfg.Path)
 	fresh, err := New(cfg, ix.svc, Options{Log: ix.log, Notice: ix.notice})
 	if err != nil {
 		return tmp, err

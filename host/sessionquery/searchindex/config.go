@@ -105,6 +105,9 @@ type Config struct {
 	MaxLimit int
 	// SnippetChars bounds a snippet, in Unicode code points.
 	SnippetChars int
+	// pageSize is the page size a new file gets (0: newPageSize); a
+	// rebuild's file takes the live one's, which the copy needs.
+	pageSize int
 }
 
 // DefaultConfig returns the documented defaults for path.

@@ -495,3 +495,37 @@ func TestARebuildThatShrinksTheFileKeepsOtherReadersWorking(t *testing.T) {
 		}
 	}
 }
+
+// TestNewFilesTakeTheNewPageSizeAndRebuildsKeepTheirs: a new index file
+// gets newPageSize; one made with another page size (an index made by an
+// earlier dsh, with SQLite's default 4 KiB) is rebuilt with its own, as the
+// copy into a WAL file requires.
+func TestNewFilesTakeTheNewPageSizeAndRebuildsKeepTheirs(t *testing.T) {
+	for _, size := range []int{0, 4096} {
+		f := newFixture(t, func(c *Config) { c.pageSize = size })
+		f.persist(hdr("a", 1), texts("needle a"))
+		f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
+		want := size
+		if want == 0 {
+			want = newPageSize
+		}
+		if got := filePageSize(f.cfg.Path); got != want {
+			t.Fatalf("page size %d, want %d", got, want)
+		}
+		// This dsh opens the file (made by an earlier one, when size is
+		// not 0) with its own defaults.
+		f.ix.Close()
+		f.cfg.pageSize = 0
+		f.ix = f.newIndex(f.cfg)
+		f.persist(hdr("b", 2), texts("needle b"))
+		if err := f.ix.Rebuild(context.Background(), nil); err != nil {
+			t.Fatalf("rebuild of a %d-byte-page file: %v", want, err)
+		}
+		if got := filePageSize(f.cfg.Path); got != want {
+			t.Errorf("after the rebuild: page size %d, want %d", got, want)
+		}
+		if got := sorted(sessionIDs(f.sessions(sessionquery.SessionSearchRequest{Query: "needle"}))); !reflect.DeepEqual(got, []string{"a", "b"}) {
+			t.Errorf("after the rebuild: %v", got)
+		}
+	}
+}

@@ -137,7 +137,7 @@ func openOnce(ctx context.Context, cfg Config) (_ *database, err error) {
 			return nil, err
 		}
 	}
-	if err := d.configure(ctx, cfg.JournalMode); err != nil {
+	if err := d.configure(ctx, cfg.JournalMode, cfg.pageSize); err != nil {
 		return nil, err
 	}
 	// An index already at this schema is opened without writing: a
@@ -214,6 +214,25 @@ func checkHeader(path string) (ours, short bool, err error) {
 		short = true
 	}
 	return id == applicationID, short, nil
+}
+
+// filePageSize reads the page size from a database file's header; 0 when
+// there is no readable header (no file yet, or an empty one).
+func filePageSize(path string) int {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	var hdr [100]byte
+	if _, err := io.ReadFull(f, hdr[:]); err != nil || !bytes.Equal(hdr[:len(sqliteMagic)], []byte(sqliteMagic)) {
+		return 0
+	}
+	size := int(binary.BigEndian.Uint16(hdr[16:18]))
+	if size == 1 {
+		size = 65536
+	}
+	return size
 }
 
 // checkOwnership applies the refusal rules on the open file and reports
@@ -335,7 +354,24 @@ func (d *database) reset(ctx context.Context) error {
 	})
 }
 
-func (d *database) configure(ctx context.Context, journalMode string) error {
+// newPageSize is the page size of a new index file: the largest part of
+// the file is FTS5's leaves, ~4 KiB blobs, two to a page, and a rebuild
+// copies and checkpoints every page with a system call or two each (8 KiB
+// pages: a rebuild of the large preset ~8% faster than with SQLite's
+// default 4 KiB, searches as fast). A file keeps the page size it was
+// made with: an index made with 4 KiB pages is rebuilt with them (the
+// copy into a WAL file cannot change it).
+const newPageSize = 8192
+
+func (d *database) configure(ctx context.Context, journalMode string, pageSize int) error {
+	if fi, err := os.Stat(d.path); d.path != "" && err == nil && fi.Size() == 0 {
+		if pageSize == 0 {
+			pageSize = newPageSize
+		}
+		if _, err := d.conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA page_size = %d`, pageSize)); err != nil {
+			return err
+		}
+	}
 	mode, err := d.setJournalMode(ctx, journalMode)
 	if err != nil {
 		return fmt.Errorf("set journal mode %s: %w", journalMode, err)
