@@ -141,16 +141,17 @@ func (p *impactPlan) scoreText(text string, sc *termScratch, freqs []int32) (flo
 	return p.score(freqs, int32(len(sc.toks))), int32(len(sc.toks))
 }
 
-// sessionBound is one candidate session of an impact ranking.
+// sessionBound is one candidate session of an impact ranking (32 bytes:
+// a query of common terms has one per session of the history).
 type sessionBound struct {
 	key   int64
 	bound float64 // no document of the session scores below it
-	exact bool    // best is the session's best document
-	best  winner  // when exact; docID 0 when the session has no match
 	// probe is the document the bound came from (a phrase's weakest
 	// term's best): when it scores the bound for the whole phrase, no
 	// document of the session scores better, and none that scores as
-	// well sorts before it (see probeBest); 0 when there is none.
+	// well sorts before it (see probeBest); 0 when there is none. For a
+	// query of one tracked term, it is the session's best document, which
+	// scores the bound.
 	probe int64
 	// tracked is the phrases of tracked terms' part of the bound: no
 	// document holding none of the query's rare phrases scores below
@@ -163,6 +164,7 @@ type sessionBound struct {
 type impactRanking struct {
 	plan   *impactPlan
 	match  string
+	single bool      // one tracked term: every bound is its session's best score
 	cands  boundHeap // the sessions not made exact yet, strongest bound first
 	exact  []winner  // the best documents of the sessions made exact that match, strongest first
 	scr    termScratch
@@ -324,69 +326,55 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 		}
 		r.matches = matches
 	}
-	if single {
-		// The best point of the term is the session's best document.
-		r.cands = make(boundHeap, len(contribs[0]))
-		for k, t := range contribs[0] {
-			score := -1.0 * (0.0 + t.x)
-			r.cands[k] = sessionBound{key: t.key, bound: score, exact: true, best: winner{docID: t.key<<docBits | t.local, score: score}}
-		}
-	} else {
-		// sum is each session's bound; tracked its phrases of tracked
-		// terms' part, the most a document holding no rare phrase can have.
-		var sum, tracked []sessionTop
-		for i, c := range contribs {
-			sum = addTops(sum, c)
-			if p.phrases[i].ids != nil {
-				tracked = addTops(tracked, c)
-			}
-		}
-		r.cands = make(boundHeap, len(sum))
-		pi, ti := 0, 0
-		for k, t := range sum {
-			b := sessionBound{key: t.key, bound: -1.0 * (0.0 + t.x)}
-			for ti < len(tracked) && tracked[ti].key < t.key {
-				ti++
-			}
-			if ti < len(tracked) && tracked[ti].key == t.key {
-				b.tracked = tracked[ti].x
-			}
-			for pi < len(probes) && probes[pi].key < t.key {
-				pi++
-			}
-			if pi < len(probes) && probes[pi].key == t.key && probes[pi].alone {
-				b.probe = t.key<<docBits | probes[pi].local
-			}
-			r.cands[k] = b
-		}
-	}
+	r.single = single
+	r.cands = candidates(contribs, p.phrases, probes, single)
 	heap.Init(&r.cands)
 	return r, nil
 }
 
-// addTops merges two phrases' parts of the bound (both in key order): a
-// session's sum is each phrase's part, added in phrase order as bm25 adds
-// them, where a phrase the session lacks adds nothing.
-func addTops(a, b []sessionTop) []sessionTop {
-	if a == nil {
-		return b // the first phrase: nothing to add to
+// candidates merges the phrases' parts of the bounds (each in key order)
+// into one candidate per session: its bound is each phrase's part, added
+// in phrase order as bm25 adds them (a phrase the session lacks adds
+// nothing), its tracked part the same over the phrases of tracked terms,
+// and its probe the bounding document of probes when alone there (for a
+// query of one tracked term, always: the session's best document).
+func candidates(contribs [][]sessionTop, phrases []impactPhrase, probes []sessionTop, single bool) boundHeap {
+	n := 0
+	for _, c := range contribs {
+		n += len(c)
 	}
-	out := make([]sessionTop, 0, len(a)+len(b))
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		switch {
-		case j == len(b) || i < len(a) && a[i].key < b[j].key:
-			out = append(out, sessionTop{key: a[i].key, x: a[i].x})
-			i++
-		case i == len(a) || b[j].key < a[i].key:
-			out = append(out, sessionTop{key: b[j].key, x: 0.0 + b[j].x})
-			j++
-		default:
-			out = append(out, sessionTop{key: a[i].key, x: a[i].x + b[j].x})
-			i, j = i+1, j+1
+	out := make(boundHeap, 0, n)
+	pos := make([]int, len(contribs))
+	pi := 0
+	for {
+		key := int64(math.MaxInt64)
+		for i, c := range contribs {
+			if pos[i] < len(c) && c[pos[i]].key < key {
+				key = c[pos[i]].key
+			}
 		}
+		if key == math.MaxInt64 {
+			return out
+		}
+		sum, tracked := 0.0, 0.0
+		for i, c := range contribs {
+			if pos[i] < len(c) && c[pos[i]].key == key {
+				sum += c[pos[i]].x
+				if phrases[i].ids != nil {
+					tracked += c[pos[i]].x
+				}
+				pos[i]++
+			}
+		}
+		b := sessionBound{key: key, bound: -1.0 * (0.0 + sum), tracked: tracked}
+		for pi < len(probes) && probes[pi].key < key {
+			pi++
+		}
+		if pi < len(probes) && probes[pi].key == key && (probes[pi].alone || single) {
+			b.probe = key<<docBits | probes[pi].local
+		}
+		out = append(out, b)
 	}
-	return out
 }
 
 // boundHeap orders candidate sessions by bound (then key): only the
@@ -476,16 +464,17 @@ func (p *impactPlan) boundingTerms(ph impactPhrase) []int64 {
 }
 
 // termDecode is one tracked term's summaries, decoded a chunk of blocks
-// per goroutine: for each allowed session holding the term, the largest x
-// its documents can have, in key order.
+// per goroutine into its own region of tops: for each allowed session
+// holding the term, the largest x its documents can have, in key order.
 type termDecode struct {
+	tops   []sessionTop // room for every session of every block
 	chunks []termChunk
 }
 
 // termChunk is the decoding of a run of consecutive blocks.
 type termChunk struct {
 	docs, sessions int64 // over every session, allowed or not
-	tops           []sessionTop
+	n              int   // the sessions it put in its region of tops
 	err            error
 }
 
@@ -501,37 +490,48 @@ func (p *impactPlan) startDecode(ctx context.Context, q querier, id int64, allow
 		return nil, err
 	}
 	defer rows.Close()
+	// The blocks are copied into 64 KiB arenas rather than one allocation
+	// each (database/sql would copy each into its own).
 	var blocks [][]byte
+	var arena []byte
 	for rows.Next() {
-		var buf []byte
-		if err := rows.Scan(&buf); err != nil {
+		var raw sql.RawBytes
+		if err := rows.Scan(&raw); err != nil {
 			return nil, err
 		}
-		blocks = append(blocks, buf)
+		if len(arena)+len(raw) > cap(arena) {
+			arena = make([]byte, 0, max(64<<10, len(raw)))
+		}
+		start := len(arena)
+		arena = append(arena, raw...)
+		blocks = append(blocks, arena[start:len(arena):len(arena)])
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	d := &termDecode{chunks: make([]termChunk, (len(blocks)+decodeChunk-1)/decodeChunk)}
+	d := &termDecode{tops: make([]sessionTop, len(blocks)<<blockBits), chunks: make([]termChunk, (len(blocks)+decodeChunk-1)/decodeChunk)}
 	for i := range d.chunks {
+		lo, hi := i*decodeChunk, min(len(blocks), (i+1)*decodeChunk)
 		wg.Add(1)
-		go func(c *termChunk, blocks [][]byte) {
+		go func(c *termChunk, region []sessionTop, blocks [][]byte) {
 			defer wg.Done()
-			p.decodeTerm(c, blocks, allowed)
-		}(&d.chunks[i], blocks[i*decodeChunk:min(len(blocks), (i+1)*decodeChunk)])
+			p.decodeTerm(c, region, blocks, allowed)
+		}(&d.chunks[i], d.tops[lo<<blockBits:hi<<blockBits:hi<<blockBits], blocks[lo:hi])
 	}
 	return d, nil
 }
 
-// decodeTerm decodes blocks into c.
-func (p *impactPlan) decodeTerm(c *termChunk, blocks [][]byte, allowed map[int64]bool) {
+// decodeTerm decodes blocks into region (room for each of their sessions).
+func (p *impactPlan) decodeTerm(c *termChunk, region []sessionTop, blocks [][]byte, allowed map[int64]bool) {
 	var scratch []termPoint
-	c.tops = make([]sessionTop, 0, len(blocks)<<blockBits)
+	tops := region[:0]
+	defer func() { c.n = len(tops) }()
+	full := false // more sessions than the blocks can hold: malformed
 	for _, buf := range blocks {
 		scratch, c.err = decodeBlock(buf, scratch, func(key int64, docs int32, points []termPoint) {
 			c.docs += int64(docs)
 			c.sessions++
-			if allowed != nil && !allowed[key] {
+			if full = full || len(tops) == cap(tops); full || allowed != nil && !allowed[key] {
 				return
 			}
 			t := sessionTop{key: key, x: math.Inf(-1)}
@@ -543,39 +543,50 @@ func (p *impactPlan) decodeTerm(c *termChunk, blocks [][]byte, allowed map[int64
 					t.local, t.alone = min(t.local, pt.local), false
 				}
 			}
-			c.tops = append(c.tops, t)
+			tops = append(tops, t)
 		})
+		if c.err == nil && full {
+			c.err = errBadBlock
+		}
 		if c.err != nil {
 			return
 		}
 	}
 }
 
-// trackedBounds returns, from its terms' decoded summaries (in the order
-// of the phrase's distinct terms), in key order, for each allowed session
-// holding every term of a phrase of tracked terms, the largest x its best
-// document can have (for a one-term phrase, its best document's), and the
-// phrase's document frequency when it is one term.
+// result moves the chunks' sessions together, in key order, once decoded.
+func (d *termDecode) result() ([]sessionTop, int64, int64, error) {
+	var docs, sessions int64
+	n := 0
+	for i, c := range d.chunks {
+		if c.err != nil {
+			return nil, 0, 0, c.err
+		}
+		docs, sessions = docs+c.docs, sessions+c.sessions
+		start := i * decodeChunk << blockBits
+		n += copy(d.tops[n:], d.tops[start:start+c.n])
+	}
+	return d.tops[:n], docs, sessions, nil
+}
+
+// trackedBounds returns, from its bounding terms' decoded summaries, in
+// key order, for each allowed session holding every one of them, the
+// largest x its best document can have for the phrase (for a one-term
+// phrase, its best document's), and the document frequency of its first
+// bounding term (the phrase's, when it is one term).
 func (ph *impactPhrase) trackedBounds(terms []*termDecode) ([]sessionTop, int64, error) {
 	var out []sessionTop
 	var df int64
 	ph.minDF = -1
 	for k, d := range terms {
-		var tdf, sessions int64
-		n := 0
-		for _, c := range d.chunks {
-			if c.err != nil {
-				return nil, 0, c.err
-			}
-			tdf, sessions, n = tdf+c.docs, sessions+c.sessions, n+len(c.tops)
+		tops, tdf, sessions, err := d.result()
+		if err != nil {
+			return nil, 0, err
 		}
 		if k == 0 {
-			out, df = make([]sessionTop, 0, n), tdf
-			for _, c := range d.chunks {
-				out = append(out, c.tops...)
-			}
+			out, df = tops, tdf
 		} else {
-			out = d.weakest(out)
+			out = weakest(out, tops)
 		}
 		if ph.minDF < 0 || tdf < ph.minDF {
 			ph.minDF, ph.perSession = tdf, float64(tdf)/float64(max(sessions, 1))
@@ -584,32 +595,26 @@ func (ph *impactPhrase) trackedBounds(terms []*termDecode) ([]sessionTop, int64,
 	return out, df, nil
 }
 
-// weakest keeps the sessions of a (the earlier terms' bounds) that d (one
-// more term's) also holds, each with the smaller of its two x (d's on a
+// weakest keeps the sessions of a (the earlier terms' bounds) that b (one
+// more term's) also holds, each with the smaller of its two x (b's on a
 // tie): a document holding a phrase holds each of its terms.
-func (d *termDecode) weakest(a []sessionTop) []sessionTop {
+func weakest(a, b []sessionTop) []sessionTop {
 	out := a[:0]
-	ci, j := 0, 0
+	j := 0
 	for _, t := range a {
-		for ci < len(d.chunks) {
-			b := d.chunks[ci].tops
-			for j < len(b) && b[j].key < t.key {
-				j++
-			}
-			if j < len(b) {
-				break
-			}
-			ci, j = ci+1, 0
+		for j < len(b) && b[j].key < t.key {
+			j++
 		}
-		if ci == len(d.chunks) {
+		if j == len(b) {
 			break
 		}
-		if b := d.chunks[ci].tops[j]; b.key == t.key {
-			if b.x <= t.x {
-				t = b
-			}
-			out = append(out, t)
+		if b[j].key != t.key {
+			continue
 		}
+		if b[j].x <= t.x {
+			t = b[j]
+		}
+		out = append(out, t)
 	}
 	return out
 }
@@ -684,28 +689,30 @@ func (r *impactRanking) top(ctx context.Context, q querier, n int) ([]candidate,
 			break
 		}
 		c := heap.Pop(&r.cands).(sessionBound)
-		if !c.exact && len(r.rare[c.key]) > 0 {
-			var err error
-			if c.best, c.exact, err = r.rareBest(ctx, q, c); err != nil {
+		var best winner // docID 0 when the session has no match
+		exact := r.single
+		if exact {
+			best = winner{docID: c.probe, score: c.bound}
+		}
+		var err error
+		if !exact && len(r.rare[c.key]) > 0 {
+			if best, exact, err = r.rareBest(ctx, q, c); err != nil {
 				return nil, false, err
 			}
 		}
-		if !c.exact && c.probe != 0 {
-			var err error
-			if c.best, c.exact, err = r.probeBest(ctx, q, c); err != nil {
+		if !exact && c.probe != 0 {
+			if best, exact, err = r.probeBest(ctx, q, c); err != nil {
 				return nil, false, err
 			}
 		}
-		if !c.exact {
-			best, err := r.refine(ctx, q, c.key)
-			if err != nil {
+		if !exact {
+			if best, err = r.refine(ctx, q, c.key); err != nil {
 				return nil, false, err
 			}
-			c.best = best
 		}
-		if c.best.docID != 0 {
-			i, _ := slices.BinarySearchFunc(r.exact, c.best, compareWinners)
-			r.exact = slices.Insert(r.exact, i, c.best)
+		if best.docID != 0 {
+			i, _ := slices.BinarySearchFunc(r.exact, best, compareWinners)
+			r.exact = slices.Insert(r.exact, i, best)
 		}
 	}
 	all := len(r.cands) == 0
