@@ -212,6 +212,7 @@ func (s *Store) List(ctx context.Context) ([]Entry, error) {
 				continue
 			}
 			seen[id] = path
+			s.remember(id, path) // what reads it next (Inspect, Stat) need not look for it
 			out = append(out, e)
 		}
 	}
