@@ -156,7 +156,7 @@ func (ix *Index) buildBeside(ctx context.Context, progress func(done, total int)
 	// to the configured journal mode once complete.
 	cfg := ix.cfg
 	cfg.Path, cfg.OpenAt, cfg.JournalMode = tmp, OpenAtFirstSearch, "truncate"
-	cfg.pageSize = filePageSize(ix.cfg.Path)
+	cfg.pageSize, cfg.vacuumable = filePageSize(ix.cfg.Path), true
 	fresh, err := New(cfg, ix.svc, Options{Log: ix.log, Notice: ix.notice})
 	if err != nil {
 		return tmp, err
@@ -209,6 +209,12 @@ func (ix *Index) buildUnsynced(ctx context.Context) error {
 // FTS5's policy, syncs the built index and gives it the journal mode the
 // live index runs with, so the copy into it changes nothing else.
 //
+// The merge frees the pages of the segments it merged (on the tiny preset
+// 55 MiB of 647); the private file is made with incremental auto-vacuum
+// (Config.vacuumable) so that they are given back here and not copied
+// into the live file, which then carries the same setting (nothing runs
+// its vacuum: a live index never shrinks its own file, see moved).
+//
 // The merge is paid once here, on the private file: left to automerge,
 // the build's many segments (up to privateAutomerge a level) become
 // eligible for merging as soon as the default policy is back, and the
@@ -221,6 +227,7 @@ func (ix *Index) finishBuild(ctx context.Context, journalMode string) error {
 	defer ix.queue.release()
 	err := ix.db.execAll(ctx,
 		`INSERT INTO persisted_fts(persisted_fts) VALUES ('optimize')`,
+		`PRAGMA incremental_vacuum`,
 		fmt.Sprintf(`INSERT INTO persisted_fts(persisted_fts, rank) VALUES ('automerge', %d)`, ftsAutomerge),
 		fmt.Sprintf(`INSERT INTO persisted_fts(persisted_fts, rank) VALUES ('hashsize', %d)`, ftsHashBytes),
 		`PRAGMA synchronous = NORMAL`)

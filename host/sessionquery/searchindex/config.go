@@ -108,6 +108,9 @@ type Config struct {
 	// pageSize is the page size a new file gets (0: newPageSize); a
 	// rebuild's file takes the live one's, which the copy needs.
 	pageSize int
+	// vacuumable makes a new file with incremental auto-vacuum (a
+	// rebuild's private file, see finishBuild).
+	vacuumable bool
 }
 
 // DefaultConfig returns the documented defaults for path.

@@ -137,7 +137,7 @@ func openOnce(ctx context.Context, cfg Config) (_ *database, err error) {
 			return nil, err
 		}
 	}
-	if err := d.configure(ctx, cfg.JournalMode, cfg.pageSize); err != nil {
+	if err := d.configure(ctx, cfg); err != nil {
 		return nil, err
 	}
 	// An index already at this schema is opened without writing: a
@@ -363,13 +363,20 @@ func (d *database) reset(ctx context.Context) error {
 // copy into a WAL file cannot change it).
 const newPageSize = 8192
 
-func (d *database) configure(ctx context.Context, journalMode string, pageSize int) error {
+func (d *database) configure(ctx context.Context, cfg Config) error {
+	journalMode := cfg.JournalMode
 	if fi, err := os.Stat(d.path); d.path != "" && err == nil && fi.Size() == 0 {
+		pageSize := cfg.pageSize
 		if pageSize == 0 {
 			pageSize = newPageSize
 		}
 		if _, err := d.conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA page_size = %d`, pageSize)); err != nil {
 			return err
+		}
+		if cfg.vacuumable {
+			if _, err := d.conn.ExecContext(ctx, `PRAGMA auto_vacuum = INCREMENTAL`); err != nil {
+				return err
+			}
 		}
 	}
 	mode, err := d.setJournalMode(ctx, journalMode)
