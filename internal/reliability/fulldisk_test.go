@@ -336,8 +336,9 @@ func fillLog(t *testing.T, home, cwd string, size int64) string {
 // The prompt must still fail visibly, not answer as if it were cancelled.
 func TestFullLogDuringAnACPPromptIsAJSONRPCError(t *testing.T) {
 	// The file-size limit applies to every file dsh writes: it must leave
-	// room for the search index's empty schema (about 80 KiB).
-	const limit = 128 << 10
+	// room for the search index's empty schema (about 150 KiB: a page per
+	// table and index, 8 KiB pages).
+	const limit = 256 << 10
 	srv := fakellm.New(fakellm.Reply{Text: "never saved"})
 	defer srv.Close()
 	h := newHermetic(t)
