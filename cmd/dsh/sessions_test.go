@@ -388,7 +388,7 @@ func TestSessionsShowNumbersTurnsFromOneAndHidesTheRuntimeContext(t *testing.T) 
 }
 
 func execResultAsResult(r execResult) result {
-	return result{code: r.code, stdout: r.stdout, stderr: r.stderr}
+	return result(r)
 }
 
 func TestEveryJSONTimeIsRFC3339WithMilliseconds(t *testing.T) {

@@ -124,7 +124,7 @@ func TestVersionsOfDifferentKindsNeverMatch(t *testing.T) {
 	if DiskVersion(fi) == TextVersion([]byte("x")) {
 		t.Error("a disk version equals a buffer version")
 	}
-	if TextVersion([]byte("x")) != TextVersion([]byte("x")) || TextVersion([]byte("x")) == TextVersion([]byte("y")) {
+	if x, again := TextVersion([]byte("x")), TextVersion([]byte("x")); x != again || x == TextVersion([]byte("y")) {
 		t.Error("buffer versions do not compare by text")
 	}
 }

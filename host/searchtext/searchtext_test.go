@@ -218,9 +218,8 @@ func FuzzEverySubstringOfACJKRunIsFound(f *testing.F) {
 	f.Add("中文English混合日本語", "")
 	db := newFTS(f)
 	f.Fuzz(func(t *testing.T, run, around string) {
-		runes := []rune(run)
 		var cjkRun []rune
-		for _, r := range runes {
+		for _, r := range run {
 			if classify(r) == cjk {
 				cjkRun = append(cjkRun, r)
 			}

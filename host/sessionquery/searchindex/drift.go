@@ -30,12 +30,11 @@ const racyWindow = 2 * time.Second
 
 // drift is what one reconciliation learned beyond the journal.
 type drift struct {
-	ids        []string          // sessions to look at again
-	stamps     []store.DirStamp  // the directory stamps to store (nil: unchanged)
-	writersDel []string          // announced writers that are gone
-	probe      DriftProbe        // nil when the backend has none
-	stored     map[string]int64  // the stamps as stored before
-	dirIDs     map[string]string // id -> workspace dir, for ids found by a directory scan
+	ids        []string         // sessions to look at again
+	stamps     []store.DirStamp // the directory stamps to store (nil: unchanged)
+	writersDel []string         // announced writers that are gone
+	probe      DriftProbe       // nil when the backend has none
+	stored     map[string]int64 // the stamps as stored before
 }
 
 // findDrift gathers the sessions the journal does not name but that may
