@@ -66,7 +66,6 @@ type impactPhrase struct {
 	// documents that term is in, on average.
 	minDF      int64
 	perSession float64
-	sessions   int64 // the sessions holding that term
 }
 
 // planImpact decides whether match is ranked from the summaries; nil
@@ -210,8 +209,7 @@ func (p *impactPlan) streamCost() int {
 }
 
 // refineDocsMax is how many documents per session, on average, a phrase's
-// rarest term (or, for an identifier's parts phrase, which is counted, the
-// phrase itself) may be in for the summaries to rank it. Making a session
+// rarest term may be in for the summaries to rank it. Making a session
 // exact tokenizes its matching documents: cheap in sessions of a few
 // dozen documents, not in sessions of thousands (an agent's long-running
 // session), whose best documents for a phrase FTS5 finds faster by
@@ -287,7 +285,7 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 		if probes == nil && (len(p.phrases) == 1 || len(ph.ids) > 1) {
 			probes = c // only its keys, documents and alone are read, which scaling keeps
 		}
-		if !single && len(ph.ids) == 1 && ph.perSession > refineDocsMax {
+		if !single && ph.perSession > refineDocsMax {
 			return nil, nil
 		}
 		if len(p.phrases) > 1 {
@@ -305,18 +303,6 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 				matches = nil // a tracked term's matches are not read
 			}
 			ph.idf = p.idfOf(df)
-		}
-		if len(ph.ids) > 1 {
-			// A phrase of several terms: its own documents per session
-			// when they are counted (an identifier's parts phrase), else
-			// its rarest bounding term's.
-			density := ph.perSession
-			if len(p.phrases) > 1 {
-				density = float64(df) / float64(max(ph.sessions, 1))
-			}
-			if density > refineDocsMax {
-				return nil, nil
-			}
 		}
 		if !single {
 			for k := range c {
@@ -603,8 +589,7 @@ func (ph *impactPhrase) trackedBounds(terms []*termDecode) ([]sessionTop, int64,
 			out = weakest(out, tops)
 		}
 		if ph.minDF < 0 || tdf < ph.minDF {
-			ph.minDF, ph.sessions = tdf, sessions
-			ph.perSession = float64(tdf) / float64(max(sessions, 1))
+			ph.minDF, ph.perSession = tdf, float64(tdf)/float64(max(sessions, 1))
 		}
 	}
 	return out, df, nil
