@@ -27,9 +27,8 @@ import (
 //   - each session gets an upper bound of its best document's score: for a
 //     phrase of tracked terms, its idf times the weakest of its terms'
 //     best frontier points (a document holding the phrase f times holds
-//     each of its terms at least f times, and its length is its own; see
-//     boundingTerms for which terms are read); for a rare phrase, FTS5's
-//     own scores of its few matches;
+//     each of its terms at least f times, and its length is its own); for
+//     a rare phrase, FTS5's own scores of its few matches;
 //   - sessions are taken by decreasing bound and their best document found
 //     exactly: the query's matches within the session (FTS5, restricted
 //     to the session's rowids) are tokenized here and scored, exactly as
@@ -245,7 +244,7 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 	defer wg.Wait()
 	decodes := make([][]*termDecode, len(p.phrases))
 	for i, ph := range p.phrases {
-		for _, id := range p.boundingTerms(ph) {
+		for _, id := range distinctTerms(ph) {
 			d, err := p.startDecode(ctx, q, id, allowed, &wg)
 			if err != nil {
 				return nil, err
@@ -433,34 +432,20 @@ type sessionTop struct {
 	alone bool
 }
 
-// boundingTerms returns the terms of a phrase of tracked terms whose
-// summaries bound it: each distinct term, so that a session's bound is its
-// weakest term's. In a query with a rare phrase (a camel-case identifier:
-// its parts phrase OR its rare whole), only the phrase's longest term
-// (usually among its rarest): the sessions that rank first hold the rare
-// phrase and are made exact from its matches (rareBest) at the cost of a
-// document read, so a looser bound costs less than reading every part's
-// summaries (three common terms' for parseWorkspaceManifest, ~675 KiB).
-// Either way the bound holds: a document holds a phrase no more often
-// than any one of its terms.
-func (p *impactPlan) boundingTerms(ph impactPhrase) []int64 {
-	rare := slices.ContainsFunc(p.phrases, func(ph impactPhrase) bool { return ph.ids == nil })
-	if !rare || len(ph.ids) < 2 {
-		var out []int64
-		for _, id := range ph.ids {
-			if !slices.Contains(out, id) {
-				out = append(out, id)
-			}
-		}
-		return out
-	}
-	longest := 0
-	for k, t := range ph.tokens {
-		if len(t) > len(ph.tokens[longest]) {
-			longest = k
+// distinctTerms returns the distinct terms of a phrase of tracked terms:
+// each one's summaries are read, so that a session's bound is its weakest
+// term's. (Reading only one of them, a looser bound, was tried for
+// identifiers: it saved reading two parts' summaries and cost more
+// sessions made exact; on the large preset it was faster for the two
+// identifiers the bench searches and slower for most others.)
+func distinctTerms(ph impactPhrase) []int64 {
+	var out []int64
+	for _, id := range ph.ids {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
 		}
 	}
-	return ph.ids[longest : longest+1]
+	return out
 }
 
 // termDecode is one tracked term's summaries, decoded a chunk of blocks
@@ -569,11 +554,11 @@ func (d *termDecode) result() ([]sessionTop, int64, int64, error) {
 	return d.tops[:n], docs, sessions, nil
 }
 
-// trackedBounds returns, from its bounding terms' decoded summaries, in
-// key order, for each allowed session holding every one of them, the
-// largest x its best document can have for the phrase (for a one-term
-// phrase, its best document's), and the document frequency of its first
-// bounding term (the phrase's, when it is one term).
+// trackedBounds returns, from its terms' decoded summaries, in key order,
+// for each allowed session holding every one of them, the largest x its
+// best document can have for the phrase (for a one-term phrase, its best
+// document's), and the document frequency of its first term (the
+// phrase's, when it is one term).
 func (ph *impactPhrase) trackedBounds(terms []*termDecode) ([]sessionTop, int64, error) {
 	var out []sessionTop
 	var df int64
@@ -773,9 +758,8 @@ func compareScoreLength(a, b winner) int {
 	return cmpInt(a.docID&docMask>>ordBits, b.docID&docMask>>ordBits)
 }
 
-// probeBest scores the document a bound came from (the best point of the
-// weakest of a phrase's bounding terms, alone at its x on that term's
-// frontier). If it scores the session's whole bound, it is the session's
+// probeBest scores the document a bound came from (the best point of a
+// phrase's weakest term, alone at its x on that term's frontier). If it scores the session's whole bound, it is the session's
 // best: nothing scores better than the bound, and a document d scoring as
 // well reaches every phrase's part of the bound, so for that term x
 // at least the bound (it holds the term at least as often as the phrase):
