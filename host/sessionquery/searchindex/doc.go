@@ -60,7 +60,9 @@
 // replaced or truncated underneath a process is noticed before the next
 // operation and reopened (and if need be rebuilt; a deleted file with a
 // notice); SQLite corruption errors discard a file of ours, with a notice,
-// so the next operation rebuilds it.
+// so the next operation rebuilds it. Pages are read through a memory map
+// (see mapPages): a file truncated by hand while an operation reads it
+// ends the process with SIGBUS rather than an error.
 //
 // # Reconciliation
 //
