@@ -13,6 +13,7 @@ import (
 	"github.com/seed-e9b4dba4/dsh/host/lazyregexp"
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
+	"github.com/seed-e9b4dba4/dsh/host/sessionquery/searchindex"
 	"github.com/seed-e9b4dba4/dsh/host/termtext"
 )
 
@@ -95,7 +96,9 @@ progress bar on a terminal.`,
 			if err != nil {
 				return err
 			}
-			ctx := cmd.Context()
+			// The update, the search and the titles see one state of
+			// the history, brought up to date once.
+			ctx := searchindex.OneLook(cmd.Context())
 			bar := newProgress(g.stderr, "indexing sessions")
 			err = ix.Update(ctx, bar.update)
 			bar.done()

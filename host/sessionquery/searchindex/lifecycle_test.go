@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sync"
 	"testing"
 
@@ -424,4 +425,31 @@ func TestUnmountUninstallsAndClosesTheIndex(t *testing.T) {
 	wantCode(t, err, sessionquery.CodeIndexFailed)
 	_, err = f.svc.SearchSessions(context.Background(), sessionquery.SessionSearchRequest{Query: "needle"})
 	wantCode(t, err, sessionquery.CodeSearchDisabled)
+}
+
+// TestOneLookReconcilesOnce: under OneLook, the first operation brings
+// the index up to date and the later ones read it as it was left; another
+// context sees the later write.
+func TestOneLookReconcilesOnce(t *testing.T) {
+	f := newFixture(t)
+	f.persist(hdr("a", 1), texts("needle a"))
+	ctx := OneLook(context.Background())
+	search := func(ctx context.Context) []string {
+		t.Helper()
+		p, err := f.ix.SearchSessions(ctx, sessionquery.SessionSearchRequest{Query: "needle"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sorted(sessionIDs(p))
+	}
+	if got := search(ctx); !reflect.DeepEqual(got, []string{"a"}) {
+		t.Fatalf("first search: %v", got)
+	}
+	f.persist(hdr("b", 2), texts("needle b"))
+	if got := search(ctx); !reflect.DeepEqual(got, []string{"a"}) {
+		t.Errorf("a second search under the same OneLook reconciled again: %v", got)
+	}
+	if got := search(context.Background()); !reflect.DeepEqual(got, []string{"a", "b"}) {
+		t.Errorf("a search outside it: %v", got)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/seed-e9b4dba4/dsh/host/session"
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
@@ -37,6 +38,41 @@ type persistedView interface {
 // mounted persistence (session-query.md §3.7) and returns the binding the
 // index now reflects.
 func (ix *Index) reconcile(ctx context.Context, progress progressFunc) (sessionquery.Binding, error) {
+	look, _ := ctx.Value(oneLookKey{}).(*oneLook)
+	if look != nil {
+		look.mu.Lock()
+		defer look.mu.Unlock()
+		if look.ix == ix {
+			return look.binding, nil
+		}
+	}
+	b, err := ix.reconcileNow(ctx, progress)
+	if err == nil && look != nil {
+		look.ix, look.binding = ix, b
+	}
+	return b, err
+}
+
+// OneLook returns a context under which an index is brought up to date by
+// the first operation only: the later ones read it as that one left it. A
+// command that searches and then reads the titles of what it found sees
+// one state of the history, and pays for one reconciliation (the drift
+// checks, the journal) instead of one per call. Not for a process that
+// lives on: under it, nothing written after the first operation is seen.
+func OneLook(ctx context.Context) context.Context {
+	return context.WithValue(ctx, oneLookKey{}, &oneLook{})
+}
+
+type oneLookKey struct{}
+
+// oneLook is the reconciliation a OneLook context already did.
+type oneLook struct {
+	mu      sync.Mutex
+	ix      *Index // nil until an index reconciled under it
+	binding sessionquery.Binding
+}
+
+func (ix *Index) reconcileNow(ctx context.Context, progress progressFunc) (sessionquery.Binding, error) {
 	races := 0
 	for attempt := 0; attempt < 2; {
 		b, retry, err := ix.attempt(ctx, progress)
