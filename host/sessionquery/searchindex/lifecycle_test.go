@@ -452,4 +452,12 @@ func TestOneLookReconcilesOnce(t *testing.T) {
 	if got := search(context.Background()); !reflect.DeepEqual(got, []string{"a", "b"}) {
 		t.Errorf("a search outside it: %v", got)
 	}
+	// A file deleted underneath is reopened, rebuilt and brought up to
+	// date even under the same OneLook.
+	if err := removeDatabase(f.cfg.Path); err != nil {
+		t.Fatal(err)
+	}
+	if got := search(ctx); !reflect.DeepEqual(got, []string{"a", "b"}) {
+		t.Errorf("after the file was deleted, under the same OneLook: %v", got)
+	}
 }

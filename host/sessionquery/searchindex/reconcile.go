@@ -42,13 +42,13 @@ func (ix *Index) reconcile(ctx context.Context, progress progressFunc) (sessionq
 	if look != nil {
 		look.mu.Lock()
 		defer look.mu.Unlock()
-		if look.ix == ix {
+		if look.ix == ix && look.db == ix.db {
 			return look.binding, nil
 		}
 	}
 	b, err := ix.reconcileNow(ctx, progress)
 	if err == nil && look != nil {
-		look.ix, look.binding = ix, b
+		look.ix, look.db, look.binding = ix, ix.db, b
 	}
 	return b, err
 }
@@ -57,8 +57,10 @@ func (ix *Index) reconcile(ctx context.Context, progress progressFunc) (sessionq
 // the first operation only: the later ones read it as that one left it. A
 // command that searches and then reads the titles of what it found sees
 // one state of the history, and pays for one reconciliation (the drift
-// checks, the journal) instead of one per call. Not for a process that
-// lives on: under it, nothing written after the first operation is seen.
+// checks, the journal) instead of one per call. A file reopened in between
+// (deleted or replaced underneath) is brought up to date again. Not for a
+// process that lives on: under it, nothing written after the first
+// operation is seen.
 func OneLook(ctx context.Context) context.Context {
 	return context.WithValue(ctx, oneLookKey{}, &oneLook{})
 }
@@ -68,7 +70,8 @@ type oneLookKey struct{}
 // oneLook is the reconciliation a OneLook context already did.
 type oneLook struct {
 	mu      sync.Mutex
-	ix      *Index // nil until an index reconciled under it
+	ix      *Index    // nil until an index reconciled under it
+	db      *database // the connection it reconciled
 	binding sessionquery.Binding
 }
 
