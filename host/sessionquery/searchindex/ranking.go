@@ -82,13 +82,12 @@ func planImpact(ctx context.Context, q querier, match string) (*impactPlan, erro
 		ids := make([]int64, len(ph.tokens))
 		all := true
 		for k, t := range ph.tokens {
-			err := q.QueryRowContext(ctx, `SELECT term_id FROM tracked_terms WHERE term = ?`, t).Scan(&ids[k])
-			if errors.Is(err, sql.ErrNoRows) {
-				all = false
-				break
-			}
-			if err != nil {
+			var err error
+			if ids[k], all, err = trackedID(ctx, q, t); err != nil {
 				return nil, err
+			}
+			if !all {
+				break
 			}
 		}
 		if all {
@@ -132,12 +131,12 @@ func (p *impactPlan) idfOf(df int64) float64 {
 }
 
 // scoreText scores one document from its stored text.
-func (p *impactPlan) scoreText(text string, sc *termScratch, freqs []int32) (float64, int32) {
+func (p *impactPlan) scoreText(text string, sc *termScratch, freqs []int32) float64 {
 	sc.toks = searchtext.Tokens(sc.toks[:0], searchtext.Segment(text).Text)
 	for i, ph := range p.phrases {
 		freqs[i] = countPhrase(sc.toks, ph.tokens)
 	}
-	return p.score(freqs, int32(len(sc.toks))), int32(len(sc.toks))
+	return p.score(freqs, int32(len(sc.toks)))
 }
 
 // sessionBound is one candidate session of an impact ranking (32 bytes:
@@ -310,7 +309,7 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 		}
 		contribs[i] = c
 	}
-	r := &impactRanking{plan: p, match: match, freqs: make([]int32, len(p.phrases)), sp: sp, winSet: map[int64]candidate{}, rare: rare}
+	r := &impactRanking{plan: p, match: match, single: single, freqs: make([]int32, len(p.phrases)), sp: sp, winSet: map[int64]candidate{}, rare: rare}
 	for key, ids := range rare {
 		slices.Sort(ids)
 		rare[key] = slices.Compact(ids)
@@ -325,7 +324,6 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 		}
 		r.matches = matches
 	}
-	r.single = single
 	r.cands = candidates(contribs, p.phrases, probes, single)
 	heap.Init(&r.cands)
 	return r, nil
@@ -775,7 +773,7 @@ func (r *impactRanking) probeBest(ctx context.Context, q querier, c sessionBound
 		}
 		return winner{}, false, err
 	}
-	s, _ := r.plan.scoreText(text, &r.scr, r.freqs)
+	s := r.plan.scoreText(text, &r.scr, r.freqs)
 	if s != c.bound {
 		return winner{}, false, nil
 	}
@@ -813,7 +811,7 @@ func (r *impactRanking) scoreDocs(ctx context.Context, q querier, ids []int64) (
 // better, or as well and sorts first (a smaller rowid in a session is a
 // shorter document, or as long and later).
 func (r *impactRanking) consider(best *winner, id int64, text string) {
-	s, _ := r.plan.scoreText(text, &r.scr, r.freqs)
+	s := r.plan.scoreText(text, &r.scr, r.freqs)
 	if best.docID == 0 || s < best.score || (s == best.score && id < best.docID) {
 		*best = winner{docID: id, score: s}
 	}
@@ -877,7 +875,7 @@ func (p *impactPlan) scoreLive(ctx context.Context, q querier, live []candidate)
 		if err := q.QueryRowContext(ctx, `SELECT text FROM live_docs WHERE doc_id = ?`, live[i].docID).Scan(&text); err != nil {
 			return err
 		}
-		live[i].score, _ = p.scoreText(text, &sc, freqs)
+		live[i].score = p.scoreText(text, &sc, freqs)
 	}
 	return nil
 }

@@ -4,14 +4,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/seed-e9b4dba4/dsh/host/searchtext"
 )
 
 // Term summaries: for every common term (a tracked term, see
-// defaultTrackMin)
-// and every persisted session holding it, how many of the session's
+// defaultTrackMin) and every persisted session holding it, how many of the session's
 // documents hold the term and the frontier of those documents under
 // bm25: the documents no other one beats on both term frequency (higher
 // is better) and length in tokens (shorter is better). bm25 grows with
@@ -96,16 +96,8 @@ func (st *sessionTerms) entry(i int) termEntry {
 
 // find returns the index of term, or false.
 func (st *sessionTerms) find(term string) (int, bool) {
-	lo, hi := 0, st.len()
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if st.term(m) < term {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo, lo < st.len() && st.term(lo) == term
+	i := sort.Search(st.len(), func(i int) bool { return st.term(i) >= term })
+	return i, i < st.len() && st.term(i) == term
 }
 
 // summarize tokenizes rows' forms (whose locals are set) and builds their

@@ -52,6 +52,18 @@ func loadTracked(ctx context.Context, q querier, cached *trackedTerms) (*tracked
 	return t, rows.Err()
 }
 
+// trackedID looks term up in the tracked vocabulary as q sees it (one
+// indexed read, where loadTracked reads the whole vocabulary): its id, and
+// whether it is tracked.
+func trackedID(ctx context.Context, q querier, term string) (int64, bool, error) {
+	var id int64
+	err := q.QueryRowContext(ctx, `SELECT term_id FROM tracked_terms WHERE term = ?`, term).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	return id, err == nil, err
+}
+
 // blockRef names one stored block: a tracked term and a block of session
 // keys (key >> blockBits).
 type blockRef struct{ term, block int64 }
@@ -103,6 +115,16 @@ func (b *blockEdit) find(key int64) (int, bool) {
 	return slices.BinarySearchFunc(b.entries, key, func(e blockEntry, k int64) int { return cmpInt(e.key, k) })
 }
 
+// entryOf returns the block holding session key's entry of tracked term id
+// and the entry's index in it (found), or where it would go.
+func (tx *termTx) entryOf(ctx context.Context, id, key int64) (b *blockEdit, i int, found bool, err error) {
+	if b, err = tx.block(ctx, blockRef{id, key >> blockBits}); err != nil {
+		return nil, 0, false, err
+	}
+	i, found = b.find(key)
+	return b, i, found, nil
+}
+
 // removeSession drops session key's entries of the given terms (those of
 // its documents being removed).
 func (tx *termTx) removeSession(ctx context.Context, key int64, terms map[string]int32) error {
@@ -112,11 +134,11 @@ func (tx *termTx) removeSession(ctx context.Context, key int64, terms map[string
 		if !ok {
 			continue
 		}
-		b, err := tx.block(ctx, blockRef{id, key >> blockBits})
+		b, i, found, err := tx.entryOf(ctx, id, key)
 		if err != nil {
 			return err
 		}
-		if i, found := b.find(key); found {
+		if found {
 			b.entries = slices.Delete(b.entries, i, i+1)
 			b.dirty = true
 		}
@@ -144,11 +166,10 @@ func (tx *termTx) relabelSession(ctx context.Context, key int64, rows []docRow) 
 		if !ok {
 			continue
 		}
-		b, err := tx.block(ctx, blockRef{id, key >> blockBits})
+		b, i, found, err := tx.entryOf(ctx, id, key)
 		if err != nil {
 			return err
 		}
-		i, found := b.find(key)
 		if !found {
 			continue
 		}
@@ -179,11 +200,10 @@ func (tx *termTx) addSession(ctx context.Context, key int64, st *sessionTerms, r
 	}
 	tx.phrases.addDocs(rows, st, &tx.scratch, tx.delta)
 	add := func(id int64, e *termEntry) error {
-		b, err := tx.block(ctx, blockRef{id, key >> blockBits})
+		b, i, found, err := tx.entryOf(ctx, id, key)
 		if err != nil {
 			return err
 		}
-		i, found := b.find(key)
 		if found {
 			b.entries[i].merge(e)
 		} else {
@@ -318,12 +338,7 @@ func (tx *termTx) flush(ctx context.Context) error {
 // its frequency and length), and from then on every write keeps them. It
 // is a no-op for a term already tracked.
 func promoteTerm(ctx context.Context, c *sql.Conn, term string) error {
-	var exists int
-	err := c.QueryRowContext(ctx, `SELECT 1 FROM tracked_terms WHERE term = ?`, term).Scan(&exists)
-	if err == nil {
-		return nil
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
+	if _, tracked, err := trackedID(ctx, c, term); tracked || err != nil {
 		return err
 	}
 	var id int64
@@ -412,14 +427,13 @@ func (ix *Index) prepareQuery(ctx context.Context, match string) error {
 			if _, seen := tracked[t]; seen {
 				continue
 			}
-			var id int64
-			err := ix.db.QueryRowContext(ctx, `SELECT term_id FROM tracked_terms WHERE term = ?`, t).Scan(&id)
-			if err == nil {
+			_, ok, err := trackedID(ctx, ix.db, t)
+			if err != nil {
+				return err
+			}
+			if ok {
 				tracked[t] = true
 				continue
-			}
-			if !errors.Is(err, sql.ErrNoRows) {
-				return err
 			}
 			var df int64
 			err = ix.db.QueryRowContext(ctx, `SELECT doc FROM temp.persisted_vocab_row WHERE term = ?`, t).Scan(&df)
