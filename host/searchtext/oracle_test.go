@@ -2,19 +2,20 @@ package searchtext
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/seed-e9b4dba4/dsh/internal/ftsoracle"
 )
 
-// oracle is FTS5 itself with the index's tokenizer: it indexes documents
-// and reports what FTS5 stored, so the tokenizer tests compare Tokens with
-// SQLite, not with a model of it.
+// oracle is FTS5 itself with the index's tokenizer (internal/ftsoracle):
+// it indexes documents and reports what FTS5 stored, so the tokenizer tests
+// compare Tokens with SQLite, not with a model of it.
 type oracle struct {
 	tb testing.TB
-	db *sql.DB
+	o  *ftsoracle.Oracle
 }
 
 // noTerm stands for a position FTS5 counted but stored no term at; no
@@ -23,62 +24,20 @@ const noTerm = "\xff(no term)"
 
 func newOracle(tb testing.TB) *oracle {
 	tb.Helper()
-	db, err := sql.Open("sqlite", ":memory:")
+	o, err := ftsoracle.Open(context.Background(), Tokenizer)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	db.SetMaxOpenConns(1)
-	tb.Cleanup(func() { db.Close() })
-	for _, q := range []string{
-		`CREATE VIRTUAL TABLE temp.t USING fts5(x, tokenize='` + tokenizer + `')`,
-		`CREATE VIRTUAL TABLE temp.v USING fts5vocab(temp, t, 'instance')`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			tb.Fatalf("%s: %v", q, err)
-		}
-	}
-	return &oracle{tb: tb, db: db}
+	tb.Cleanup(func() { o.Close() })
+	return &oracle{tb: tb, o: o}
 }
 
-// index replaces the table's documents with docs, as rowids 1.., in one
-// transaction, and returns the size FTS5 recorded for each.
+// index replaces the table's documents with docs, as rowids 1.., and
+// returns the size FTS5 recorded for each.
 func (o *oracle) index(docs []string) []int {
 	o.tb.Helper()
-	ctx := context.Background()
-	tx, err := o.db.BeginTx(ctx, nil)
+	sizes, err := o.o.Index(context.Background(), docs)
 	if err != nil {
-		o.tb.Fatal(err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.Exec(`DELETE FROM t`); err != nil {
-		o.tb.Fatal(err)
-	}
-	for i, d := range docs {
-		if _, err := tx.Exec(`INSERT INTO t(rowid, x) VALUES (?, ?)`, i+1, d); err != nil {
-			o.tb.Fatalf("index %q: %v", d, err)
-		}
-	}
-	sizes := make([]int, len(docs))
-	rows, err := tx.Query(`SELECT id, sz FROM t_docsize`)
-	if err != nil {
-		o.tb.Fatal(err)
-	}
-	for rows.Next() {
-		var id int
-		var sz []byte
-		if err := rows.Scan(&id, &sz); err != nil {
-			o.tb.Fatal(err)
-		}
-		n, k := uvarint(sz)
-		if k != len(sz) {
-			o.tb.Fatalf("docsize %x of document %d is not one varint", sz, id)
-		}
-		sizes[id-1] = n
-	}
-	if err := rows.Err(); err != nil {
-		o.tb.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
 		o.tb.Fatal(err)
 	}
 	return sizes
@@ -88,33 +47,11 @@ func (o *oracle) index(docs []string) []int {
 // document as long as its size; noTerm where FTS5 stored none.
 func (o *oracle) terms(sizes []int) [][]string {
 	o.tb.Helper()
-	out := make([][]string, len(sizes))
-	for i, n := range sizes {
-		out[i] = make([]string, n)
-		for k := range out[i] {
-			out[i][k] = noTerm
-		}
-	}
-	rows, err := o.db.Query(`SELECT doc, offset, term FROM v`)
+	terms, err := o.o.Terms(context.Background(), sizes, noTerm)
 	if err != nil {
 		o.tb.Fatal(err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var doc, pos int
-		var term []byte
-		if err := rows.Scan(&doc, &pos, &term); err != nil {
-			o.tb.Fatal(err)
-		}
-		if doc < 1 || doc > len(out) || pos < 0 || pos >= len(out[doc-1]) || out[doc-1][pos] != noTerm {
-			o.tb.Fatalf("term %q of document %d at position %d: out of range or twice", term, doc, pos)
-		}
-		out[doc-1][pos] = string(term)
-	}
-	if err := rows.Err(); err != nil {
-		o.tb.Fatal(err)
-	}
-	return out
+	return terms
 }
 
 // highlight returns the highlight() FTS5 makes of document doc (the only
@@ -131,26 +68,11 @@ func (o *oracle) highlight(toks []Token, doc string) string {
 			q = append(q, p)
 		}
 	}
-	var out string
-	err := o.db.QueryRow(`SELECT highlight(t, 0, '[', ']') FROM t WHERE t MATCH ?`, strings.Join(q, " OR ")).Scan(&out)
-	if err != nil {
-		o.tb.Fatalf("highlight %q: %v", doc, err)
+	out, ok, err := o.o.Highlight(context.Background(), strings.Join(q, " OR "), "[", "]")
+	if err != nil || !ok {
+		o.tb.Fatalf("highlight %q: %v (matched: %v)", doc, err, ok)
 	}
 	return out
-}
-
-// uvarint decodes an SQLite varint, as FTS5 stores a column's size.
-func uvarint(b []byte) (v, n int) {
-	for i, c := range b {
-		if i == 8 {
-			return v<<8 | int(c), 9
-		}
-		v = v<<7 | int(c&0x7f)
-		if c < 0x80 {
-			return v, i + 1
-		}
-	}
-	return v, len(b)
 }
 
 // checkTokens fails unless Tokens and Count agree with what FTS5 stored

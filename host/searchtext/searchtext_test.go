@@ -2,43 +2,35 @@ package searchtext
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
-	_ "modernc.org/sqlite"
+	"github.com/seed-e9b4dba4/dsh/internal/ftsoracle"
 )
-
-// The index's tokenizer (host/sessionquery/searchindex/schema.go).
-const tokenizer = `unicode61 remove_diacritics 2`
 
 const (
 	markStart = '\uFDD0'
 	markEnd   = '\uFDD1'
 )
 
-// fts is a one-document FTS5 table with the index's tokenizer, so the tests
-// check what SQLite itself makes of the forms, not a model of it.
+// fts is a one-document FTS5 table with the index's tokenizer
+// (internal/ftsoracle), so the tests check what SQLite itself makes of the
+// forms, not a model of it.
 type fts struct {
-	t  testing.TB
-	db *sql.DB
+	t testing.TB
+	o *ftsoracle.Oracle
 }
 
 func newFTS(t testing.TB) *fts {
 	t.Helper()
-	db, err := sql.Open("sqlite", ":memory:")
+	o, err := ftsoracle.Open(context.Background(), Tokenizer)
 	if err != nil {
 		t.Fatal(err)
 	}
-	db.SetMaxOpenConns(1)
-	t.Cleanup(func() { db.Close() })
-	if _, err := db.Exec(`CREATE VIRTUAL TABLE d USING fts5(text, tokenize='` + tokenizer + `')`); err != nil {
-		t.Fatal(err)
-	}
-	return &fts{t: t, db: db}
+	t.Cleanup(func() { o.Close() })
+	return &fts{t: t, o: o}
 }
 
 // highlight indexes doc's form and returns the original doc with the
@@ -46,25 +38,20 @@ func newFTS(t testing.TB) *fts {
 func (f *fts) highlight(doc, query string) (string, bool) {
 	f.t.Helper()
 	ctx := context.Background()
-	if _, err := f.db.ExecContext(ctx, `DELETE FROM d`); err != nil {
-		f.t.Fatal(err)
-	}
 	form := Segment(doc)
-	if _, err := f.db.ExecContext(ctx, `INSERT INTO d(rowid, text) VALUES (1, ?)`, form.Text); err != nil {
+	if _, err := f.o.Index(ctx, []string{form.Text}); err != nil {
 		f.t.Fatal(err)
 	}
 	q := Query(query)
-	var marked string
-	err := f.db.QueryRowContext(ctx, `SELECT highlight(d, 0, ?, ?) FROM d WHERE d MATCH ?`,
-		string(markStart), string(markEnd), `"`+strings.ReplaceAll(q, `"`, `""`)+`"`).Scan(&marked)
-	if errors.Is(err, sql.ErrNoRows) {
+	marked, matched, err := f.o.Highlight(ctx, `"`+strings.ReplaceAll(q, `"`, `""`)+`"`, string(markStart), string(markEnd))
+	if err != nil {
+		f.t.Fatalf("match %q in %q: %v", query, doc, err)
+	}
+	if !matched {
 		if at, ok := form.FirstMatch([]string{q}); ok {
 			f.t.Fatalf("%q in %q: FirstMatch finds a match at %d, FTS5 none", query, doc, at)
 		}
 		return doc, false
-	}
-	if err != nil {
-		f.t.Fatalf("match %q in %q: %v", query, doc, err)
 	}
 	restored := form.Restore(marked, markStart, markEnd)
 	// FirstMatch finds the first match where FTS5 highlights it.

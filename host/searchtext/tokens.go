@@ -4,6 +4,12 @@ import "unicode/utf8"
 
 //go:generate go run ./internal/gentables -o tables.go
 
+// Tokenizer is the FTS5 tokenizer Tokens equals, for every code point: the
+// session-search index uses it (tables.go is generated from SQLite with it,
+// by internal/gentables, which keeps its own copy to build without this
+// package).
+const Tokenizer = `unicode61 remove_diacritics 2`
+
 // MaxTokenBytes is the longest term FTS5 stores (FTS5_MAX_TOKEN_SIZE). A
 // token whose folded text is longer is stored as its first MaxTokenBytes
 // bytes, even when that cuts a UTF-8 sequence, and is still one token.

@@ -2,13 +2,12 @@ package searchindex
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/seed-e9b4dba4/dsh/host/searchtext"
 	"github.com/seed-e9b4dba4/dsh/internal/benchcorpus"
+	"github.com/seed-e9b4dba4/dsh/internal/ftsoracle"
 )
 
 // The snippet's first match (searchtext.Form.FirstMatch) is where FTS5's
@@ -53,43 +52,36 @@ func TestFirstMatchAgreesWithFTS5(t *testing.T) {
 	}
 }
 
-// probe is a one-row FTS5 table with the index's tokenizer, whose
-// highlight() is the oracle of snippets.
+// probe is a one-document FTS5 table with the index's tokenizer
+// (internal/ftsoracle), whose highlight() is the oracle of snippets.
 type probe struct {
-	t  *testing.T
-	db *sql.DB
+	t *testing.T
+	o *ftsoracle.Oracle
 }
 
 func newProbe(t *testing.T) *probe {
 	t.Helper()
-	db, err := sql.Open("sqlite", ":memory:")
+	o, err := ftsoracle.Open(context.Background(), tokenizer)
 	if err != nil {
 		t.Fatal(err)
 	}
-	db.SetMaxOpenConns(1)
-	t.Cleanup(func() { db.Close() })
-	if _, err := db.Exec(`CREATE VIRTUAL TABLE p USING fts5(text, tokenize='` + tokenizer + `')`); err != nil {
-		t.Fatal(err)
-	}
-	return &probe{t: t, db: db}
+	t.Cleanup(func() { o.Close() })
+	return &probe{t: t, o: o}
 }
 
 // highlight indexes text alone and highlights match in it.
 func (p *probe) highlight(text, match string) (string, bool) {
 	p.t.Helper()
-	if _, err := p.db.Exec(`DELETE FROM p`); err != nil {
+	ctx := context.Background()
+	if _, err := p.o.Index(ctx, []string{text}); err != nil {
 		p.t.Fatal(err)
 	}
-	if _, err := p.db.Exec(`INSERT INTO p(rowid, text) VALUES (1, ?)`, text); err != nil {
-		p.t.Fatal(err)
-	}
-	var marked string
-	err := p.db.QueryRow(`SELECT highlight(p, 0, ?, ?) FROM p WHERE p MATCH ?`, string(markStart), string(markEnd), match).Scan(&marked)
-	if errors.Is(err, sql.ErrNoRows) {
-		return text, false
-	}
+	marked, ok, err := p.o.Highlight(ctx, match, string(markStart), string(markEnd))
 	if err != nil {
 		p.t.Fatal(err)
+	}
+	if !ok {
+		return text, false
 	}
 	return marked, true
 }

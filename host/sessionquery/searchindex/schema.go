@@ -1,5 +1,7 @@
 package searchindex
 
+import "github.com/seed-e9b4dba4/dsh/host/searchtext"
+
 // Schema identity. The application id is "DSHQ"; user_version is this
 // package's own schema version (we are not file-compatible with upstream),
 // bumped whenever the schema below or what it stores changes (2: text is
@@ -57,7 +59,9 @@ const (
 	maxKey     = 1<<keyBits - 1
 )
 
-const tokenizer = `unicode61 remove_diacritics 2`
+// tokenizer is the FTS5 tokenizer of the index: the one searchtext.Tokens
+// equals, which snippets, ranking and the term summaries rely on.
+const tokenizer = searchtext.Tokenizer
 
 // recognizedTables are every user table a database of ours may contain,
 // FTS5 shadow tables included. Anything else makes the file foreign.

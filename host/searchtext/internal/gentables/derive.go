@@ -2,11 +2,12 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/seed-e9b4dba4/dsh/internal/ftsoracle"
 )
 
 // class is how unicode61 treats a code point.
@@ -24,92 +25,29 @@ type info struct {
 	fold  rune // what it becomes inside a token: 0 if dropped; itself for a separator
 }
 
+// tokenizer is searchtext.Tokenizer, which this generator cannot import:
+// it must build while the tables it writes are missing or wrong.
 const tokenizer = `unicode61 remove_diacritics 2`
-
-// index is a scratch FTS5 table with the index's tokenizer and an instance
-// vocabulary over it.
-type index struct {
-	db *sql.DB
-}
-
-func openIndex(ctx context.Context) (*index, error) {
-	db, err := sql.Open("sqlite", ":memory:")
-	if err != nil {
-		return nil, err
-	}
-	db.SetMaxOpenConns(1)
-	for _, q := range []string{
-		`CREATE VIRTUAL TABLE temp.t USING fts5(x, tokenize='` + tokenizer + `')`,
-		`CREATE VIRTUAL TABLE temp.v USING fts5vocab(temp, t, 'instance')`,
-	} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("%s: %w", q, err)
-		}
-	}
-	return &index{db: db}, nil
-}
-
-func (x *index) close() { x.db.Close() }
 
 // tokens returns the terms FTS5 stores for text, by position, as many as
 // the document size it records; a position without a term is "".
-func (x *index) tokens(ctx context.Context, text string) ([]string, error) {
-	if _, err := x.db.ExecContext(ctx, `DELETE FROM t`); err != nil {
-		return nil, err
-	}
-	if _, err := x.db.ExecContext(ctx, `INSERT INTO t(rowid, x) VALUES (1, ?)`, text); err != nil {
-		return nil, err
-	}
-	var sz []byte
-	if err := x.db.QueryRowContext(ctx, `SELECT sz FROM t_docsize WHERE id = 1`).Scan(&sz); err != nil {
-		return nil, err
-	}
-	n, k := uvarint(sz)
-	if k != len(sz) {
-		return nil, fmt.Errorf("docsize %x is not one varint", sz)
-	}
-	rows, err := x.db.QueryContext(ctx, `SELECT term, offset FROM v`)
+func tokens(ctx context.Context, x *ftsoracle.Oracle, text string) ([]string, error) {
+	sizes, err := x.Index(ctx, []string{text})
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := make([]string, n)
-	seen := make([]bool, n)
-	for rows.Next() {
-		var term []byte
-		var pos int
-		if err := rows.Scan(&term, &pos); err != nil {
-			return nil, err
-		}
-		if pos < 0 || pos >= n || seen[pos] {
-			return nil, fmt.Errorf("term at position %d of %d twice or out of range", pos, n)
-		}
-		seen[pos] = true
-		out[pos] = string(term)
+	terms, err := x.Terms(ctx, sizes, "")
+	if err != nil {
+		return nil, err
 	}
-	return out, rows.Err()
-}
-
-// uvarint decodes an SQLite varint, as FTS5 stores a column's size.
-func uvarint(b []byte) (v, n int) {
-	for i, c := range b {
-		if i == 8 {
-			return v<<8 | int(c), 9
-		}
-		v = v<<7 | int(c&0x7f)
-		if c < 0x80 {
-			return v, i + 1
-		}
-	}
-	return v, len(b)
+	return terms[0], nil
 }
 
 // derive asks FTS5 about every scalar value c, indexed by c (a surrogate
 // is a separator, as FTS5 reads it as U+FFFD): "a<c>b" is one token if c
 // is a token character, and then holds what c folds to, and two tokens
 // otherwise; c alone between markers is a token if c can start one.
-func derive(ctx context.Context, x *index) ([]info, error) {
+func derive(ctx context.Context, x *ftsoracle.Oracle) ([]info, error) {
 	all := make([]info, utf8.MaxRune+1)
 	var cps []rune
 	for c := range rune(len(all)) {
@@ -123,7 +61,7 @@ func derive(ctx context.Context, x *index) ([]info, error) {
 		for _, c := range chunk {
 			fmt.Fprintf(&b, "a%cb qz %c qz ", c, c)
 		}
-		toks, err := x.tokens(ctx, b.String())
+		toks, err := tokens(ctx, x, b.String())
 		if err != nil {
 			return nil, err
 		}

@@ -16,7 +16,7 @@ import (
 	"os"
 	"runtime/debug"
 
-	_ "modernc.org/sqlite"
+	"github.com/seed-e9b4dba4/dsh/internal/ftsoracle"
 )
 
 func main() {
@@ -29,11 +29,11 @@ func main() {
 }
 
 func run(ctx context.Context, out string) error {
-	x, err := openIndex(ctx)
+	x, err := ftsoracle.Open(ctx, tokenizer)
 	if err != nil {
 		return err
 	}
-	defer x.close()
+	defer x.Close()
 	cps, err := derive(ctx, x)
 	if err != nil {
 		return err
@@ -41,8 +41,8 @@ func run(ctx context.Context, out string) error {
 	if err := checkModel(cps); err != nil {
 		return err
 	}
-	var version string
-	if err := x.db.QueryRowContext(ctx, `SELECT sqlite_version()`).Scan(&version); err != nil {
+	version, err := x.SQLiteVersion(ctx)
+	if err != nil {
 		return err
 	}
 	src, err := render(cps, fmt.Sprintf("SQLite %s as %s builds it", version, sqliteModule()))
