@@ -115,13 +115,7 @@ func TestForeignCopiedDeletedAndEditedLogsAreSeen(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Deleted by hand.
-	entry, err := f.st.Stat(context.Background(), "a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.RemoveAll(filepath.Dir(entry.Path)); err != nil {
-		t.Fatal(err)
-	}
+	f.removeLog("a")
 	f.ix.Close()
 	f.ix = f.newIndex(f.cfg)
 	if got := sorted(sessionIDs(f.sessions(sessionquery.SessionSearchRequest{Query: "needle"}))); !reflect.DeepEqual(got, []string{"b", "c"}) {
@@ -133,7 +127,7 @@ func TestForeignCopiedDeletedAndEditedLogsAreSeen(t *testing.T) {
 
 	// Edited in place: a line appended by hand. The bounded re-check
 	// (verifyBatch logs per search) sees it on the next search here.
-	entry, err = f.st.Stat(context.Background(), "b")
+	entry, err := f.st.Stat(context.Background(), "b")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -470,13 +464,7 @@ func TestARebuildThatShrinksTheFileKeepsOtherReadersWorking(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 2; i < n; i++ {
-		entry, err := f.st.Stat(context.Background(), fmt.Sprintf("s%03d", i))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Remove(entry.Path); err != nil {
-			t.Fatal(err)
-		}
+		f.removeLog(fmt.Sprintf("s%03d", i))
 	}
 	if err := f.ix.Rebuild(context.Background(), nil); err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package searchindex
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -112,6 +113,19 @@ func (f *fixture) persist(h session.Header, events []session.Event) {
 		f.t.Fatal(err)
 	}
 	if err := w.Close(); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// removeLog deletes session id's log (its directory) behind dsh's back,
+// as a user would, writing no journal record.
+func (f *fixture) removeLog(id string) {
+	f.t.Helper()
+	entry, err := f.st.Stat(context.Background(), id)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Dir(entry.Path)); err != nil {
 		f.t.Fatal(err)
 	}
 }

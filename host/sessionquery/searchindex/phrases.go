@@ -63,7 +63,7 @@ func loadPhrases(ctx context.Context, q querier, cached *cachedPhrases) (*cached
 	return p, rows.Err()
 }
 
-// phraseDocs counts, per recorded phrase, the documents of toks (one
+// countDoc counts, per recorded phrase, the documents of toks (one
 // document's tokens) that hold it, into delta.
 func (p *cachedPhrases) countDoc(toks []searchtext.Token, sign int64, delta map[string]int64) {
 	for i, tokens := range p.tokens {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -275,13 +273,7 @@ func TestTermSummariesFollowEveryWrite(t *testing.T) {
 	f.sessions(sessionquery.SessionSearchRequest{Query: "alpha"})
 	checkSummaries(t, f, "after an append older than the session's latest")
 
-	entry, err := f.st.Stat(ctx, "s020")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.RemoveAll(filepath.Dir(entry.Path)); err != nil {
-		t.Fatal(err)
-	}
+	f.removeLog("s020")
 	f.persist(hdr("s900", 9), texts("zeta zeta alpha", "zeta"))
 	if _, err := f.ix.Verify(ctx, nil); err != nil {
 		t.Fatal(err)
@@ -384,13 +376,7 @@ func TestPhraseCountsFollowEveryWrite(t *testing.T) {
 	check("after an append")
 
 	for _, id := range []string{"s001", "s002"} {
-		entry, err := f.st.Stat(ctx, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.RemoveAll(filepath.Dir(entry.Path)); err != nil {
-			t.Fatal(err)
-		}
+		f.removeLog(id)
 	}
 	f.persist(hdr("s901", 9), texts("ParseSessionHeader and OpenAI", "parse session header"))
 	if _, err := f.ix.Verify(ctx, nil); err != nil {
