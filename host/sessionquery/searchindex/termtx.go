@@ -193,9 +193,9 @@ func (tx *termTx) removedDoc(toks []searchtext.Token) {
 // ones), rows with terms st, to the entries of its tracked terms and the
 // recorded phrases.
 func (tx *termTx) addSession(ctx context.Context, key int64, st *sessionTerms, rows []docRow) error {
-	if st == nil || st.tracked != nil && st.tracked.version != tx.tracked.version {
-		// Not summarized yet, or cut to a vocabulary that has grown
-		// since: summarized again, whole.
+	if st.tracked != nil && st.tracked.version != tx.tracked.version {
+		// Cut to a vocabulary that has grown since: summarized again,
+		// whole (its terms were counted when it was first summarized).
 		st = summarize(rows, nil, nil)
 	}
 	tx.phrases.addDocs(rows, st, &tx.scratch, tx.delta)
