@@ -172,17 +172,19 @@
 // For every tracked term (one in at least 2,000 persisted documents) the
 // index keeps, per session, how many of its documents hold the term and
 // their frontier under bm25 (terms.go), and for phrases of tracked terms
-// that searches needed it, how many documents hold the phrase
-// (phrases.go). Both are written in the same transactions as the
+// that searches needed it, which documents hold the phrase, with its
+// frequency in each and each one's length (phrases.go): a session holding
+// a phrase's terms apart only is no candidate for it, and an identifier's
+// candidates are made exact from the records and their rare matches'
+// scores, without FTS5 or reading their text. Both are written in the same transactions as the
 // documents they describe, by every write: a whole session indexed,
 // appended to, renumbered (renumberLater: its points are relabeled),
 // re-indexed or deleted. A term is promoted (its summaries built from the
 // FTS5 vocabulary, in a write transaction) when a process filling an
 // empty index counts it past the threshold, or by the first search that
-// needs it; a phrase is recorded by the first search that needs its
-// count. So the summaries are exact whenever the documents are, and the
+// needs it; a phrase is recorded by the first search that needs it. So the summaries are exact whenever the documents are, and the
 // ranking they give (ranking.go) is FTS5's, score for score. The tests
-// compare the stored summaries and counts with ones rebuilt from FTS5
+// compare the stored summaries, counts and sessions with ones rebuilt from FTS5
 // after every kind of write, and every ranking with FTS5's.
 //
 // # Generations and cursors

@@ -33,7 +33,10 @@ import (
 //     exactly: the query's matches within the session (FTS5, restricted
 //     to the session's rowids) are tokenized here and scored, exactly as
 //     FTS5 would. A one-term query needs no such step: the best frontier
-//     point is the session's best document;
+//     point is the session's best document. Nor does a query whose every
+//     phrase is rare or recorded (an identifier's parts and whole, see
+//     phrases.go): each document's frequencies and length are known from
+//     the records and the rare matches' scores (scoreHits);
 //   - this stops once as many sessions as the pages asked for are exact
 //     and the next bound is below the last of them, so every session not
 //     looked at ranks after them.
@@ -48,9 +51,9 @@ import (
 
 // impactPlan is how a sessions query is ranked from the summaries.
 type impactPlan struct {
-	phrases []impactPhrase
-	avgdl   float64
-	rows    int64
+	phrases      []impactPhrase
+	avgdl        float64
+	rows, tokens int64
 }
 
 // impactPhrase is one phrase of the query.
@@ -102,7 +105,7 @@ func planImpact(ctx context.Context, q querier, match string) (*impactPlan, erro
 	if err != nil || rows == 0 {
 		return nil, err
 	}
-	p.rows, p.avgdl = rows, float64(tokens)/float64(rows)
+	p.rows, p.tokens, p.avgdl = rows, tokens, float64(tokens)/float64(rows)
 	return p, nil
 }
 
@@ -177,6 +180,27 @@ type impactRanking struct {
 	// rare is every match of the query's rare phrases, by session (nil
 	// for a query of one tracked term).
 	rare map[int64][]int64
+	// known is every phrase's matches, when they are all known (see
+	// scoreHits); else nil.
+	known *knownMatches
+	hit   []phraseMatch // scratch of scoreHits
+	read  []phraseHit
+}
+
+// knownMatches are the matches of a query whose every phrase is rare or
+// recorded, by phrase and session: a recorded phrase's with their bm25
+// inputs (read at once, or by session from the record of ids), a rare
+// phrase's with FTS5's score.
+type knownMatches struct {
+	ids      []int64
+	recorded []map[int64][]phraseHit
+	rare     []map[int64][]rareHit
+}
+
+// rareHit is a rare phrase's match and FTS5's score of it.
+type rareHit struct {
+	id    int64
+	score float64
 }
 
 // A session is made exact one FTS5 query each until those queries have
@@ -257,12 +281,25 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 	if !single {
 		rare = map[int64][]int64{}
 	}
+	// Each phrase's matches by session, when every phrase's are known: a
+	// rare phrase's are read with their scores, a recorded phrase's are in
+	// its record with their frequencies (see scoreHits).
+	var known *knownMatches
+	if len(p.phrases) > 1 {
+		known = &knownMatches{ids: make([]int64, len(p.phrases)), recorded: make([]map[int64][]phraseHit, len(p.phrases)),
+			rare: make([]map[int64][]rareHit, len(p.phrases))}
+	}
 	for i := range p.phrases {
 		ph := &p.phrases[i]
 		if ph.ids != nil {
 			continue
 		}
-		c, df, err := rareBounds(ctx, q, ph.match, allowed, rare)
+		var scored map[int64][]rareHit
+		if known != nil {
+			scored = map[int64][]rareHit{}
+			known.rare[i] = scored
+		}
+		c, df, err := rareBounds(ctx, q, ph.match, allowed, rare, scored)
 		if err != nil {
 			return nil, err
 		}
@@ -280,27 +317,42 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 		if err != nil {
 			return nil, err
 		}
-		if probes == nil && (len(p.phrases) == 1 || len(ph.ids) > 1) {
-			probes = c // only its keys, documents and alone are read, which scaling keeps
-		}
 		if !single && ph.perSession > refineDocsMax {
 			return nil, nil
 		}
 		if len(p.phrases) > 1 {
 			if len(ph.ids) > 1 {
-				var recorded bool
-				if df, recorded, err = phraseDF(ctx, q, ph.tokens); err != nil {
+				// Its matches are known without FTS5. A search of some
+				// sessions only (a workspace's) reads theirs at once: a
+				// session holding the phrase's terms apart only is then no
+				// candidate, where there may be many more such than
+				// sessions holding the phrase. A search of every session
+				// looks at a few dozen, and reads each one's as it does.
+				rec, recorded, err := recordedPhrase(ctx, q, ph.tokens, allowed != nil, allowed)
+				if err != nil {
 					return nil, err
 				}
 				if recorded {
-					matches = nil // its matches are not read
+					df, matches = rec.df, nil
+					if rec.hits != nil {
+						c = holding(c, rec.hits)
+					}
+					if known != nil {
+						known.recorded[i], known.ids[i] = rec.hits, rec.id
+					}
 				} else if df, err = phraseMatches(ctx, q, ph.match, matches); err != nil {
 					return nil, err
 				}
 			} else {
 				matches = nil // a tracked term's matches are not read
 			}
+			if known != nil && known.ids[i] == 0 {
+				known = nil
+			}
 			ph.idf = p.idfOf(df)
+		}
+		if probes == nil && (len(p.phrases) == 1 || len(ph.ids) > 1) {
+			probes = c // only its keys, documents and alone are read, which scaling keeps
 		}
 		if !single {
 			for k := range c {
@@ -309,7 +361,7 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 		}
 		contribs[i] = c
 	}
-	r := &impactRanking{plan: p, match: match, single: single, freqs: make([]int32, len(p.phrases)), sp: sp, winSet: map[int64]candidate{}, rare: rare}
+	r := &impactRanking{plan: p, match: match, single: single, freqs: make([]int32, len(p.phrases)), sp: sp, winSet: map[int64]candidate{}, rare: rare, known: known}
 	for key, ids := range rare {
 		slices.Sort(ids)
 		rare[key] = slices.Compact(ids)
@@ -602,11 +654,17 @@ func weakest(a, b []sessionTop) []sessionTop {
 	return out
 }
 
+// holding keeps the sessions of c that hits has documents of.
+func holding(c []sessionTop, hits map[int64][]phraseHit) []sessionTop {
+	return slices.DeleteFunc(c, func(t sessionTop) bool { return len(hits[t.key]) == 0 })
+}
+
 // rareBounds streams a rare phrase's matches (fewer than trackMin for one
 // of its terms) and returns each allowed session's largest contribution
 // (its idf times x, from FTS5's own score) and the phrase's document
-// frequency. matches, when not nil, receives the allowed matches.
-func rareBounds(ctx context.Context, q querier, match string, allowed map[int64]bool, matches map[int64][]int64) ([]sessionTop, int64, error) {
+// frequency. matches, when not nil, receives the allowed matches, and
+// scored the same with their scores.
+func rareBounds(ctx context.Context, q querier, match string, allowed map[int64]bool, matches map[int64][]int64, scored map[int64][]rareHit) ([]sessionTop, int64, error) {
 	rows, err := q.QueryContext(ctx, `SELECT rowid, rank FROM persisted_fts WHERE persisted_fts MATCH ? ORDER BY rowid`, match)
 	if err != nil {
 		return nil, 0, err
@@ -633,6 +691,9 @@ func rareBounds(ctx context.Context, q querier, match string, allowed map[int64]
 		}
 		if matches != nil {
 			matches[key] = append(matches[key], id)
+		}
+		if scored != nil {
+			scored[key] = append(scored[key], rareHit{id, score})
 		}
 	}
 	return out, df, rows.Err()
@@ -678,6 +739,11 @@ func (r *impactRanking) top(ctx context.Context, q querier, n int) ([]candidate,
 			best = winner{docID: c.probe, score: c.bound}
 		}
 		var err error
+		if r.known != nil {
+			if best, exact, err = r.scoreHits(ctx, q, c.key); err != nil {
+				return nil, false, err
+			}
+		}
 		if !exact && len(r.rare[c.key]) > 0 {
 			if best, exact, err = r.rareBest(ctx, q, c); err != nil {
 				return nil, false, err
@@ -792,6 +858,65 @@ func (r *impactRanking) rareBest(ctx context.Context, q querier, c sessionBound)
 		return winner{}, false, err
 	}
 	return best, true, nil
+}
+
+// scoreHits returns session key's best document, scored from the
+// phrases' matches in it: a document's frequency of each phrase is its
+// match's, or 0 when it holds none, exactly as FTS5 counts them. A
+// recorded phrase's matches carry theirs; a rare phrase's is recovered
+// from FTS5's score of the match given the document's length (see
+// exactFreq). false when one is not recovered exactly: the session is
+// then scored from its documents' text.
+func (r *impactRanking) scoreHits(ctx context.Context, q querier, key int64) (winner, bool, error) {
+	r.hit = r.hit[:0]
+	for i, h := range r.known.recorded {
+		hits := h[key]
+		if h == nil && r.known.ids[i] != 0 {
+			var err error
+			if r.read, err = recordedHits(ctx, q, r.known.ids[i], key, r.read[:0]); err != nil {
+				return winner{}, false, err
+			}
+			hits = r.read
+		}
+		for _, x := range hits {
+			r.hit = append(r.hit, phraseMatch{x, i})
+		}
+	}
+	for i, h := range r.known.rare {
+		s := bm25Stats{rows: r.plan.rows, tokens: r.plan.tokens, hits: r.plan.phrases[i].minDF}
+		for _, x := range h[key] {
+			var sz []byte
+			if err := q.QueryRowContext(ctx, `SELECT sz FROM persisted_fts_docsize WHERE id = ?`, x.id).Scan(&sz); err != nil {
+				return winner{}, false, err
+			}
+			dl := int32(docTokens(sz))
+			f, ok := exactFreq(x.score, dl, s)
+			if !ok {
+				return winner{}, false, nil
+			}
+			r.hit = append(r.hit, phraseMatch{phraseHit{x.id, f, dl}, i})
+		}
+	}
+	slices.SortFunc(r.hit, func(a, b phraseMatch) int { return cmpInt(a.id, b.id) })
+	var best winner
+	for k := 0; k < len(r.hit); {
+		id, dl := r.hit[k].id, r.hit[k].dl
+		clear(r.freqs)
+		for ; k < len(r.hit) && r.hit[k].id == id; k++ {
+			r.freqs[r.hit[k].phrase] = r.hit[k].f
+		}
+		s := r.plan.score(r.freqs, dl)
+		if best.docID == 0 || s < best.score || (s == best.score && id < best.docID) {
+			best = winner{docID: id, score: s}
+		}
+	}
+	return best, true, nil
+}
+
+// phraseMatch is a document's hit of one phrase of a query (by index).
+type phraseMatch struct {
+	phraseHit
+	phrase int
 }
 
 // scoreDocs returns the best of documents ids, read and scored here.

@@ -2,6 +2,7 @@ package searchindex
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -317,41 +318,84 @@ func (f *fixture) appendTexts(id string, at func(seq, i int) int64, msgs ...stri
 // later times an appended event as texts does: after every earlier one.
 func later(seq, _ int) int64 { return 1_700_000_000_000 + int64(seq) }
 
-// phraseCounts returns every recorded phrase's stored count and FTS5's.
-func phraseCounts(t *testing.T, f *fixture) (stored, counted map[string]int64) {
+// phraseStat is a recorded phrase's document count and its documents
+// (in rowid order, with the phrase's frequency and their lengths) per
+// session.
+type phraseStat struct {
+	DF       int64
+	Sessions map[int64][]phraseHit
+}
+
+// phraseCounts returns every recorded phrase's stored counts and FTS5's.
+func phraseCounts(t *testing.T, f *fixture) (stored, counted map[string]phraseStat) {
 	t.Helper()
 	ctx := context.Background()
 	if err := f.ix.begin(ctx); err != nil {
 		t.Fatal(err)
 	}
 	defer f.ix.queue.release()
-	stored, counted = map[string]int64{}, map[string]int64{}
-	rows, err := f.ix.db.conn.QueryContext(ctx, `SELECT phrase, df FROM phrase_stats`)
+	stored, counted = map[string]phraseStat{}, map[string]phraseStat{}
+	rows, err := f.ix.db.conn.QueryContext(ctx, `SELECT p.phrase, p.df, s.session_key, s.docs
+		FROM phrase_stats p LEFT JOIN phrase_sessions s ON s.phrase_id = p.id`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for rows.Next() {
 		var key string
 		var df int64
-		if err := rows.Scan(&key, &df); err != nil {
+		var session sql.NullInt64
+		var docs []byte
+		if err := rows.Scan(&key, &df, &session, &docs); err != nil {
 			t.Fatal(err)
 		}
-		stored[key] = df
+		st, ok := stored[key]
+		if !ok {
+			st = phraseStat{DF: df, Sessions: map[int64][]phraseHit{}}
+			stored[key] = st
+		}
+		if session.Valid {
+			if st.Sessions[session.Int64], err = decodeHits(docs, session.Int64, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	rows.Close()
+	var orphans int
+	if err := f.ix.db.conn.QueryRowContext(ctx, `SELECT count(*) FROM phrase_sessions WHERE phrase_id NOT IN (SELECT id FROM phrase_stats)`).Scan(&orphans); err != nil {
+		t.Fatal(err)
+	}
+	if orphans > 0 {
+		t.Errorf("%d sessions are recorded for phrases no longer recorded", orphans)
+	}
 	for key := range stored {
-		var n int64
-		if err := f.ix.db.conn.QueryRowContext(ctx, `SELECT count(*) FROM persisted_fts WHERE persisted_fts MATCH ?`, quotePhrase(key)).Scan(&n); err != nil {
+		st := phraseStat{Sessions: map[int64][]phraseHit{}}
+		rows, err := f.ix.db.conn.QueryContext(ctx, `SELECT rowid, text FROM persisted_docs WHERE doc_id IN
+			(SELECT rowid FROM persisted_fts WHERE persisted_fts MATCH ?) ORDER BY doc_id`, quotePhrase(key))
+		if err != nil {
 			t.Fatal(err)
 		}
-		counted[key] = n
+		for rows.Next() {
+			var id int64
+			var text string
+			if err := rows.Scan(&id, &text); err != nil {
+				t.Fatal(err)
+			}
+			toks := searchtext.Tokens(nil, searchtext.Segment(text).Text)
+			st.DF++
+			st.Sessions[id>>docBits] = append(st.Sessions[id>>docBits], phraseHit{id: id, f: countPhrase(toks, strings.Fields(key)), dl: int32(len(toks))})
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+		counted[key] = st
 	}
 	return stored, counted
 }
 
 // TestPhraseCountsFollowEveryWrite records the parts phrase of a
-// camel-case query and checks its count against FTS5 after appends that
-// add it, a log replaced behind dsh's back, a deleted log and a rebuild.
+// camel-case query and checks its count and sessions against FTS5 after
+// appends that add it, an append that renumbers, a log replaced behind
+// dsh's back, a deleted log and a rebuild.
 func TestPhraseCountsFollowEveryWrite(t *testing.T) {
 	f := newFixture(t)
 	f.ix.trackMin = 12
@@ -374,6 +418,11 @@ func TestPhraseCountsFollowEveryWrite(t *testing.T) {
 	f.appendTexts("s005", later, "parse session header twice parse_session_header", "open ai")
 	f.sessions(sessionquery.SessionSearchRequest{Query: "alpha"})
 	check("after an append")
+
+	// Documents renumbered by an older append keep their session.
+	f.appendTexts("s005", func(seq, i int) int64 { return 1_700_000_000_000 + int64(i) }, "open ai parse session header", "beta")
+	f.sessions(sessionquery.SessionSearchRequest{Query: "alpha"})
+	check("after an append older than the session's latest")
 
 	for _, id := range []string{"s001", "s002"} {
 		f.removeLog(id)
@@ -495,5 +544,85 @@ func TestARareMatchIsBestOnlyWhenNothingElseCanBeatIt(t *testing.T) {
 	}
 	if !slices.Contains(want, "a#1") {
 		t.Errorf("FTS5 ranks %v: session a's best is not its parts-only document, the case this test is for", want)
+	}
+}
+
+// TestSessionsHoldingAPhrasesTermsApartAreNoCandidates ranks an
+// identifier whose parts are tracked terms in one workspace: sessions
+// holding the parts apart, never as the phrase, must not be candidates
+// (such a search examines every candidate when fewer sessions match than
+// it asks for), and the ranking still equals FTS5's, there and everywhere.
+func TestSessionsHoldingAPhrasesTermsApartAreNoCandidates(t *testing.T) {
+	f := newFixture(t)
+	f.ix.trackMin = 12
+	for i := range 14 {
+		f.persist(hdr(fmt.Sprintf("p%02d", i), int64(i)), texts("alpha beta", "gamma"))
+	}
+	for i := range 40 {
+		f.persist(hdr(fmt.Sprintf("q%02d", i), int64(20+i)), texts("beta then alpha", "alpha gamma beta"))
+	}
+	f.persist(hdr("w", 70), texts("call alphaBeta"))
+	for _, sf := range [][]sessionquery.SessionFilter{nil, {{Kind: "cwd", NullableValues: nullable(strp("/w"))}}} {
+		req := sessionquery.SessionSearchRequest{Query: "alphaBeta", Limit: intp(4), SessionFilters: sf}
+		f.ix.ftsOnly, f.ix.ranked = false, nil
+		got := pageAll(f, req)
+		f.ix.ftsOnly, f.ix.ranked = true, nil
+		if want := pageAll(f, req); !reflect.DeepEqual(got, want) {
+			t.Errorf("filters %v: ranked from the summaries:\n%v\nby FTS5:\n%v", sf, got, want)
+		}
+	}
+
+	ctx := context.Background()
+	if err := f.ix.begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer f.ix.queue.release()
+	match := quoteFTS("alphaBeta")
+	plan, err := planImpact(ctx, f.ix.db, match)
+	if err != nil || plan == nil {
+		t.Fatalf("plan = %v, %v: alphaBeta is not ranked from the summaries", plan, err)
+	}
+	sp, err := compileSessionPredicates([]sessionquery.SessionFilter{{Kind: "cwd", NullableValues: nullable(strp("/w"))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := plan.rankImpact(ctx, f.ix.db, match, sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(r.cands); n != 15 {
+		t.Errorf("%d candidate sessions in the workspace, want the 15 holding the phrase or the whole", n)
+	}
+}
+
+// TestAMalformedPhraseRecordIsDamage corrupts a phrase record: the search
+// that reads it fails as a damaged index would, says so once, and the next
+// search is answered from an index rebuilt from the logs.
+func TestAMalformedPhraseRecordIsDamage(t *testing.T) {
+	f := newFixture(t)
+	f.ix.trackMin = 12
+	for i := range 14 {
+		f.persist(hdr(fmt.Sprintf("p%02d", i), int64(i)), texts("alpha beta", "gamma"))
+	}
+	f.persist(hdr("w", 70), texts("call alphaBeta"))
+	req := sessionquery.SessionSearchRequest{Query: "alphaBeta", Limit: intp(100)}
+	want := f.sessions(req)
+	if r, ok := f.ix.ranked.persisted.(*impactRanking); !ok || r.known == nil {
+		t.Fatal("alphaBeta was not ranked from its phrase's record")
+	}
+	if f.count(`SELECT count(*) FROM phrase_sessions`) == 0 {
+		t.Fatal("no phrase is recorded")
+	}
+	f.exec(`UPDATE phrase_sessions SET docs = x'ff'`)
+	f.takeNotices()
+	f.ix.ranked = nil
+	if _, err := f.ix.SearchSessions(context.Background(), req); err == nil || !strings.Contains(err.Error(), "malformed phrase document list") {
+		t.Fatalf("the search over a malformed record returned %v", err)
+	}
+	if got := f.takeNotices(); len(got) != 1 || !strings.Contains(got[0], "is damaged (") {
+		t.Errorf("notices = %q, want one saying the index is damaged", got)
+	}
+	if got := f.sessions(req); !reflect.DeepEqual(got.Items, want.Items) {
+		t.Errorf("after the rebuild:\n%v\nbefore the damage:\n%v", got.Items, want.Items)
 	}
 }

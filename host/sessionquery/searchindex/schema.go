@@ -8,11 +8,12 @@ import "github.com/seed-e9b4dba4/dsh/host/searchtext"
 // capped per event, see maxDocBytes; 3: rowids stable under append, see
 // docBits, and each session's log extent; 4: the term summaries, see
 // terms.go; 5: the phrase statistics, see phrases.go; 6: term summary
-// points store their rowid's two parts). A file of ours at any other
+// points store their rowid's two parts; 7: the documents holding each
+// recorded phrase). A file of ours at any other
 // version is reset in place and rebuilt from the logs.
 const (
 	applicationID = 0x44534851
-	schemaVersion = 6
+	schemaVersion = 7
 )
 
 // textForm names how documents are turned into indexed text (tokenizer
@@ -75,6 +76,7 @@ var recognizedTables = []string{
 	"tracked_terms",
 	"term_sessions",
 	"phrase_stats",
+	"phrase_sessions",
 	"persisted_fts",
 	"persisted_fts_data",
 	"persisted_fts_idx",
@@ -159,13 +161,19 @@ CREATE TABLE IF NOT EXISTS term_sessions(
 	id INTEGER PRIMARY KEY,
 	entries BLOB NOT NULL
 ) STRICT;
--- The phrase statistics (phrases.go): phrases of tracked terms and how
--- many persisted documents hold each.
+-- The phrase statistics (phrases.go): phrases of tracked terms, how
+-- many persisted documents hold each, and which of each session's.
 CREATE TABLE IF NOT EXISTS phrase_stats(
 	id INTEGER PRIMARY KEY,
 	phrase TEXT NOT NULL UNIQUE,
 	df INTEGER NOT NULL
 ) STRICT;
+CREATE TABLE IF NOT EXISTS phrase_sessions(
+	phrase_id INTEGER NOT NULL,
+	session_key INTEGER NOT NULL,
+	docs BLOB NOT NULL,
+	PRIMARY KEY (phrase_id, session_key)
+) STRICT, WITHOUT ROWID;
 `
 
 // catalogColumns are what every listing shows of a session, kept beside

@@ -47,6 +47,17 @@ func phraseFreq(score, tokens float64, s bm25Stats) float64 {
 	return math.Round(x * k / (k1 + 1 - x))
 }
 
+// exactFreq recovers the phrase frequency FTS5 used to compute score for a
+// document of the given length, and reports whether bm25 of it gives the
+// score back exactly.
+func exactFreq(score float64, tokens int32, s bm25Stats) (int32, bool) {
+	f := phraseFreq(score, float64(tokens), s)
+	if f < 1 || f > math.MaxInt32 || bm25(f, float64(tokens), s) != score {
+		return 0, false
+	}
+	return int32(f), true
+}
+
 // rescale maps a score computed against the from table onto the to table's
 // scale: both tables are searched separately (the live overlay is
 // per-connection), but ranking must compare their documents as if they

@@ -205,7 +205,7 @@ func encodeBlock(entries []blockEntry) []byte {
 	return buf
 }
 
-var errBadBlock = errors.New("malformed term summary block")
+var errBadBlock = &damagedError{err: errors.New("malformed term summary block")}
 
 // decodeBlock reads what encodeBlock wrote, calling fn for each entry in
 // key order; the entry's points are only valid during the call.

@@ -86,8 +86,14 @@ type termTx struct {
 	blocks  map[blockRef]*blockEdit
 	bulk    *bulkTerms // nil unless this process fills an index it found empty
 	phrases *cachedPhrases
-	delta   map[string]int64 // documents in (+) and out (-) of the recorded phrases
-	scratch termScratch
+	// phraseDocs are the recorded phrases' document lists the transaction
+	// read or changed, and phraseDF each phrase's count of documents
+	// added (+) and removed (-).
+	phraseDocs map[phraseSession]*phraseDocs
+	phraseDF   map[int]int64
+	held       []int
+	removed    []removedDoc // noted by removedDoc, not taken out yet
+	scratch    termScratch
 }
 
 func (tx *termTx) block(ctx context.Context, ref blockRef) (*blockEdit, error) {
@@ -154,12 +160,19 @@ func (tx *termTx) removeSession(ctx context.Context, key int64, terms map[string
 func (tx *termTx) relabelSession(ctx context.Context, key int64, rows []docRow) error {
 	moved := map[int64]int64{}
 	terms := map[string]int32{}
+	phrases := map[int]bool{}
 	for _, r := range rows {
 		if r.prev == 0 {
 			continue
 		}
 		moved[r.prev] = r.local
 		removedTerms(r.form, &tx.scratch, terms)
+		for _, i := range tx.phrases.held(tx.scratch.toks, tx.held) {
+			phrases[i] = true
+		}
+	}
+	if err := tx.relabelPhraseDocs(ctx, key, moved, phrases); err != nil {
+		return err
 	}
 	for term := range terms {
 		id, ok := tx.tracked.ids[term]
@@ -183,10 +196,30 @@ func (tx *termTx) relabelSession(ctx context.Context, key int64, rows []docRow) 
 	return nil
 }
 
-// removedDoc counts a removed document (its tokens) out of the recorded
+// removedDoc notes a removed document (its rowid and tokens) for
+// takeRemoved, which takes it out of the recorded phrases it holds.
+func (tx *termTx) removedDoc(id int64, toks []searchtext.Token) {
+	if tx.held = tx.phrases.held(toks, tx.held); len(tx.held) > 0 {
+		tx.removed = append(tx.removed, removedDoc{id, slices.Clone(tx.held)})
+	}
+}
+
+// removedDoc is a removed document and the recorded phrases it holds.
+type removedDoc struct {
+	id   int64
+	held []int
+}
+
+// takeRemoved takes the documents removedDoc noted out of the recorded
 // phrases.
-func (tx *termTx) removedDoc(toks []searchtext.Token) {
-	tx.phrases.countDoc(toks, -1, tx.delta)
+func (tx *termTx) takeRemoved(ctx context.Context) error {
+	for _, r := range tx.removed {
+		if err := tx.removePhraseDoc(ctx, r.id>>docBits, r.id&docMask, r.held); err != nil {
+			return err
+		}
+	}
+	tx.removed = tx.removed[:0]
+	return nil
 }
 
 // addSession adds documents of session key (all of them, or appended
@@ -198,7 +231,9 @@ func (tx *termTx) addSession(ctx context.Context, key int64, st *sessionTerms, r
 		// whole (its terms were counted when it was first summarized).
 		st = summarize(rows, nil, nil)
 	}
-	tx.phrases.addDocs(rows, st, &tx.scratch, tx.delta)
+	if err := tx.addPhraseDocs(ctx, key, rows, st); err != nil {
+		return err
+	}
 	add := func(id int64, e *termEntry) error {
 		b, i, found, err := tx.entryOf(ctx, id, key)
 		if err != nil {
@@ -301,7 +336,7 @@ func (b *bulkTerms) take() []string {
 
 // flush writes the changed blocks and phrase counts.
 func (tx *termTx) flush(ctx context.Context) error {
-	if err := flushPhrases(ctx, tx.c, tx.delta); err != nil {
+	if err := tx.flushPhrases(ctx); err != nil {
 		return err
 	}
 	refs := make([]blockRef, 0, len(tx.blocks))
@@ -406,7 +441,8 @@ func (ix *Index) termTx(ctx context.Context) (*termTx, error) {
 		return nil, err
 	}
 	ix.phrases = phrases
-	return &termTx{c: ix.db.conn, tracked: tracked, bulk: ix.bulk, phrases: phrases, delta: map[string]int64{}}, nil
+	return &termTx{c: ix.db.conn, tracked: tracked, bulk: ix.bulk, phrases: phrases,
+		phraseDocs: map[phraseSession]*phraseDocs{}, phraseDF: map[int]int64{}}, nil
 }
 
 // prepareQuery readies the index for a search: it tracks the query's
@@ -455,7 +491,7 @@ func (ix *Index) prepareQuery(ctx context.Context, match string) error {
 			if len(tokens) < 2 || slices.ContainsFunc(tokens, func(t string) bool { return !tracked[t] }) {
 				continue
 			}
-			if _, ok, err := phraseDF(ctx, ix.db, tokens); ok || err != nil {
+			if _, ok, err := recordedPhrase(ctx, ix.db, tokens, false, nil); ok || err != nil {
 				if err != nil {
 					return err
 				}

@@ -547,11 +547,16 @@ func (w *txWriter) removeDocs(ctx context.Context, t tables, key int64, terms ma
 		w.ops = append(w.ops, op)
 		if terms != nil {
 			removedTerms(op.text, &w.scratch, terms)
-			w.terms.removedDoc(w.scratch.toks)
+			w.terms.removedDoc(op.id, w.scratch.toks)
 		}
 	}
 	if err := rows.Close(); err != nil {
 		return err
+	}
+	if terms != nil {
+		if err := w.terms.takeRemoved(ctx); err != nil {
+			return err
+		}
 	}
 	_, err = w.c.ExecContext(ctx, `DELETE FROM `+t.docs+` WHERE doc_id BETWEEN ? AND ?`, lo, hi)
 	return err
