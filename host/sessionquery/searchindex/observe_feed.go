@@ -162,17 +162,18 @@ func (w *feedWork) full(ctx context.Context, l0 []liveRef, probe DriftProbe) (pe
 	if err != nil {
 		return nil, false, err
 	}
-	listed := make(map[string]session.Header, len(snaps))
+	listed := make(listedView, len(snaps))
 	var jobs []*inspection
-	for _, snap := range snaps {
+	for i := range snaps {
+		snap := &snaps[i]
 		id := snap.Header.ID
-		listed[id] = snap.Header
+		listed[id] = &snap.Header
 		switch rev, ok := indexed[id]; {
 		case ix.isLive(l0, id):
 			w.bt.pendingAdd = append(w.bt.pendingAdd, id)
 		case ok && rev == snap.Revision:
 		default:
-			jobs = append(jobs, &inspection{snap: snap, base: rev, done: make(chan struct{})})
+			jobs = append(jobs, &inspection{snap: snap, base: rev})
 		}
 	}
 	if len(jobs) >= bulkSessions {
@@ -185,7 +186,7 @@ func (w *feedWork) full(ctx context.Context, l0 []liveRef, probe DriftProbe) (pe
 		if job.err != nil || job.retry {
 			return nil, job.retry, job.err
 		}
-		if err := w.add(ctx, job.c); err != nil {
+		if err := w.add(ctx, *job.c); err != nil {
 			return nil, false, err
 		}
 		w.report(i+1, len(jobs))
@@ -196,7 +197,7 @@ func (w *feedWork) full(ctx context.Context, l0 []liveRef, probe DriftProbe) (pe
 		}
 	}
 	w.finish()
-	return listedView(listed), false, nil
+	return listed, false, nil
 }
 
 // incremental examines only the journal's ids, the pending ids and the

@@ -57,9 +57,9 @@ func (ix *Index) observeGeneric(ctx context.Context, b sessionquery.Binding, can
 	if !sameSnapshots(before, after) || ix.svc.Binding().ID != b.ID {
 		return nil, true, nil
 	}
-	listed := make(map[string]session.Header, len(before))
-	for _, s := range before {
-		listed[s.Header.ID] = s.Header
+	listed := make(listedView, len(before))
+	for i := range before {
+		listed[before[i].Header.ID] = &before[i].Header
 	}
 	for _, c := range changes {
 		bt.addUpsert(c)
@@ -69,16 +69,19 @@ func (ix *Index) observeGeneric(ctx context.Context, b sessionquery.Binding, can
 			bt.deletes = append(bt.deletes, id)
 		}
 	}
-	return listedView(listed), false, nil
+	return listed, false, nil
 }
 
-// listedView answers from one listing; every live row is re-checked
-// against it, as each search observes the backend afresh.
-type listedView map[string]session.Header
+// listedView answers from one listing (its snapshots' headers); every
+// live row is re-checked against it, as each search observes the backend
+// afresh.
+type listedView map[string]*session.Header
 
 func (v listedView) lookup(_ context.Context, id string) (session.Header, bool, error) {
-	h, ok := v[id]
-	return h, ok, nil
+	if h, ok := v[id]; ok {
+		return *h, true, nil
+	}
+	return session.Header{}, false, nil
 }
 func (listedView) changed(string) bool { return true }
 

@@ -22,12 +22,14 @@ const (
 	prefetchBytes   = 24 << 20
 )
 
-// inspection is one log read ahead of its turn.
+// inspection is one log read ahead of its turn. A build lists one per log
+// before reading any (50,000 on the tiny preset), so it is kept small: its
+// snapshot is the listing's, its result allocated once read.
 type inspection struct {
-	snap  sessionquery.PersistedSnapshot
+	snap  *sessionquery.PersistedSnapshot
 	base  string
-	done  chan struct{}
-	c     persistedChange
+	done  bool // guarded by the prefetcher's mu
+	c     *persistedChange
 	retry bool
 	err   error
 }
@@ -44,13 +46,12 @@ type prefetcher struct {
 	ahead  int64 // listed bytes of the jobs in [taken, next)
 	ctx    context.Context
 	cancel context.CancelFunc
+	wake   func() bool // stops the broadcast of ctx's end
 	wg     sync.WaitGroup
 }
 
 func newPrefetcher(ctx context.Context, ix *Index, b sessionquery.Binding, jobs []*inspection) *prefetcher {
-	p := &prefetcher{jobs: jobs}
-	p.cond = sync.NewCond(&p.mu)
-	p.ctx, p.cancel = context.WithCancel(ctx)
+	p := newWindow(ctx, jobs)
 	for range min(prefetchWorkers, len(jobs)) {
 		p.wg.Go(func() {
 			for {
@@ -58,12 +59,34 @@ func newPrefetcher(ctx context.Context, ix *Index, b sessionquery.Binding, jobs 
 				if job == nil {
 					return
 				}
-				job.c, job.retry, job.err = ix.inspect(p.ctx, b, job.snap, job.base)
-				close(job.done)
+				c, retry, err := ix.inspect(p.ctx, b, *job.snap, job.base)
+				p.finish(job, &c, retry, err)
 			}
 		})
 	}
 	return p
+}
+
+// newWindow returns a prefetcher of jobs without workers.
+func newWindow(ctx context.Context, jobs []*inspection) *prefetcher {
+	p := &prefetcher{jobs: jobs}
+	p.cond = sync.NewCond(&p.mu)
+	p.ctx, p.cancel = context.WithCancel(ctx)
+	// Whoever waits (take, claim) also wakes when ctx ends.
+	p.wake = context.AfterFunc(p.ctx, func() {
+		p.mu.Lock()
+		p.cond.Broadcast()
+		p.mu.Unlock()
+	})
+	return p
+}
+
+// finish records a job's result and wakes the consumer.
+func (p *prefetcher) finish(job *inspection, c *persistedChange, retry bool, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	job.c, job.retry, job.err, job.done = c, retry, err, true
+	p.cond.Broadcast()
 }
 
 // claim hands the next job to a worker once it is within the lookahead
@@ -98,36 +121,28 @@ func (p *prefetcher) full() bool {
 // with ABORTED instead of being waited for.
 func (p *prefetcher) take(i int) *inspection {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	job := p.jobs[i]
 	for j := p.taken; j <= i && j < p.next; j++ {
 		p.ahead -= p.jobs[j].snap.Size
 	}
 	p.taken = max(p.taken, i+1)
 	p.cond.Broadcast()
-	p.mu.Unlock()
-	select {
-	case <-job.done:
-	case <-p.ctx.Done():
-		p.mu.Lock()
-		claimed := p.next > i
-		p.mu.Unlock()
-		if !claimed {
+	// A started inspection is always awaited.
+	for !job.done {
+		if p.ctx.Err() != nil && p.next <= i {
 			job.err = aborted(p.ctx)
 			return job
 		}
-		<-job.done // a started inspection is always awaited
+		p.cond.Wait()
 	}
-	p.mu.Lock()
 	p.jobs[i] = nil
-	p.mu.Unlock()
 	return job
 }
 
 // stop ends the workers and waits for every inspection they started.
 func (p *prefetcher) stop() {
 	p.cancel()
-	p.mu.Lock()
-	p.cond.Broadcast()
-	p.mu.Unlock()
 	p.wg.Wait()
+	p.wake()
 }

@@ -3,7 +3,6 @@ package searchindex
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
@@ -16,7 +15,7 @@ func TestPrefetcherReadsInOrderAndStopsCleanlyOnCancel(t *testing.T) {
 	for i := range n {
 		id := fmt.Sprintf("s%03d", i)
 		fake.put(hdr(id, int64(i)), "r1", texts("needle "+id))
-		jobs = append(jobs, &inspection{snap: sessionquery.PersistedSnapshot{Header: hdr(id, int64(i)), Revision: "r1"}, done: make(chan struct{})})
+		jobs = append(jobs, &inspection{snap: &sessionquery.PersistedSnapshot{Header: hdr(id, int64(i)), Revision: "r1"}})
 	}
 	b := f.svc.Binding()
 	pf := newPrefetcher(context.Background(), f.ix, b, jobs[:10])
@@ -56,12 +55,10 @@ func TestPrefetchWindowIsBoundedByTheListedBytes(t *testing.T) {
 	sizes := []int64{prefetchBytes / 2, prefetchBytes / 2, prefetchBytes / 2, 2 * prefetchBytes, 1}
 	var jobs []*inspection
 	for _, n := range sizes {
-		jobs = append(jobs, &inspection{snap: sessionquery.PersistedSnapshot{Size: n}, done: make(chan struct{})})
+		jobs = append(jobs, &inspection{snap: &sessionquery.PersistedSnapshot{Size: n}})
 	}
-	p := &prefetcher{jobs: jobs}
-	p.cond = sync.NewCond(&p.mu)
-	p.ctx, p.cancel = context.WithCancel(context.Background())
-	defer p.cancel()
+	p := newWindow(context.Background(), jobs)
+	defer p.stop()
 	claim := func(want int) {
 		t.Helper()
 		if p.full() {
@@ -73,7 +70,7 @@ func TestPrefetchWindowIsBoundedByTheListedBytes(t *testing.T) {
 	}
 	consume := func(i int) {
 		t.Helper()
-		close(jobs[i].done)
+		p.finish(jobs[i], &persistedChange{}, false, nil)
 		p.take(i)
 	}
 	claim(0)
