@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/seed-e9b4dba4/dsh/host/searchtext"
 )
@@ -108,14 +109,18 @@ func (st *sessionTerms) find(term string) (int, bool) {
 // thousands of terms, and those of the logs read ahead of the writer
 // would be most of a build's memory.
 func summarize(rows []docRow, tracked *trackedTerms, count func(term string, docs int32)) *sessionTerms {
-	index := map[string]int32{}
-	var terms []string
-	var entries []termEntry
-	var toks []searchtext.Token
+	sc := summaryScratches.Get().(*summaryScratch)
+	defer sc.release()
+	index := sc.index
+	terms, entries := sc.terms[:0], sc.entries[:0]
+	toks := sc.toks[:0]
 	// Per entry: the last document that held the term and its frequency
 	// there, added to the entry when the document is done.
-	var lastDoc, tf []int32
-	var touched []int32
+	lastDoc, tf := sc.lastDoc[:0], sc.tf[:0]
+	touched := sc.touched[:0]
+	defer func() {
+		sc.terms, sc.entries, sc.toks, sc.lastDoc, sc.tf, sc.touched = terms, entries, toks, lastDoc, tf, touched
+	}()
 	for d := range rows {
 		toks = searchtext.Tokens(toks[:0], rows[d].form)
 		touched = touched[:0]
@@ -125,7 +130,12 @@ func summarize(rows []docRow, tracked *trackedTerms, count func(term string, doc
 				i = int32(len(terms))
 				index[t.Text] = i
 				terms = append(terms, t.Text)
-				entries = append(entries, termEntry{})
+				if len(entries) < cap(entries) {
+					entries = entries[:len(entries)+1]
+					entries[i] = termEntry{points: entries[i].points[:0]}
+				} else {
+					entries = append(entries, termEntry{})
+				}
 				lastDoc, tf = append(lastDoc, -1), append(tf, 0)
 			}
 			if lastDoc[i] != int32(d) {
@@ -139,7 +149,8 @@ func summarize(rows []docRow, tracked *trackedTerms, count func(term string, doc
 			entries[i].add(termPoint{tf: tf[i], dl: dl, local: rows[d].local})
 		}
 	}
-	order := make([]int32, 0, len(terms))
+	order := sc.order[:0]
+	defer func() { sc.order = order }()
 	size, npoints := 0, 0
 	for i := range terms {
 		if count != nil {
@@ -267,6 +278,33 @@ func decodeEntries(buf []byte) ([]blockEntry, error) {
 		out = append(out, blockEntry{key: key, termEntry: termEntry{docs: docs, points: slices.Clone(points)}})
 	})
 	return out, err
+}
+
+// summaryScratch is summarize's working memory, reused from one session
+// to the next: a build summarizes every log, and allocating it afresh for
+// each was most of a build's allocations (and of its collector's work).
+type summaryScratch struct {
+	index          map[string]int32
+	terms          []string
+	entries        []termEntry
+	toks           []searchtext.Token
+	lastDoc, tf    []int32
+	touched, order []int32
+}
+
+var summaryScratches = sync.Pool{New: func() any { return &summaryScratch{index: map[string]int32{}} }}
+
+// release drops what the scratch refers to (substrings of the session's
+// documents) and returns it to the pool; one grown by a session of
+// hundreds of thousands of terms is left to the collector instead.
+func (sc *summaryScratch) release() {
+	if len(sc.terms) > 1<<16 {
+		return
+	}
+	clear(sc.index)
+	clear(sc.terms)
+	clear(sc.toks[:cap(sc.toks)])
+	summaryScratches.Put(sc)
 }
 
 // termScratch is reusable memory for tokenizing.
