@@ -626,3 +626,49 @@ func TestAMalformedPhraseRecordIsDamage(t *testing.T) {
 		t.Errorf("after the rebuild:\n%v\nbefore the damage:\n%v", got.Items, want.Items)
 	}
 }
+
+// TestASummaryCutToAnOlderVocabulary checks when a summary cut to one
+// vocabulary serves a transaction reading a later one: only if its
+// documents hold none of the terms tracked since, and only if the later
+// vocabulary extends the earlier one (an index rebuilt meanwhile numbers
+// its terms afresh).
+func TestASummaryCutToAnOlderVocabulary(t *testing.T) {
+	vocab := func(version int64, terms ...string) *trackedTerms {
+		v := &trackedTerms{version: version, ids: map[string]int64{}}
+		for i, term := range terms {
+			v.ids[term] = int64(i + 1)
+			v.byID = append(v.byID, term)
+			v.maxID = int64(i + 1)
+		}
+		return v
+	}
+	old := vocab(1, "alpha", "beta")
+	now := vocab(3, "alpha", "beta", "gamma", "delta")
+	rebuilt := vocab(3, "beta", "alpha", "gamma", "delta")
+	rows := func(texts ...string) []docRow {
+		var out []docRow
+		for i, text := range texts {
+			out = append(out, docRow{text: text, form: text, local: int64(i + 1)})
+		}
+		return out
+	}
+	tx := &termTx{tracked: now}
+	for _, c := range []struct {
+		docs  []docRow
+		want  bool
+		trust *termTx
+	}{
+		{rows("alpha beta", "zeta"), true, tx},
+		{rows("alpha", "the delta"), false, tx},
+		{rows("gamma"), false, tx},
+		{rows("alpha beta"), false, &termTx{tracked: rebuilt}},
+	} {
+		st := summarize(c.docs, old, nil)
+		if got := st.cutTo(c.trust.tracked, c.trust.extends); got != c.want {
+			t.Errorf("%v cut to %v serves %v: %v, want %v", c.docs, old.byID, c.trust.tracked.byID, got, c.want)
+		}
+	}
+	if st := summarize(rows("delta"), nil, nil); !st.cutTo(now, tx.extends) {
+		t.Error("a summary of every term does not serve every vocabulary")
+	}
+}

@@ -3,6 +3,7 @@ package searchindex
 import (
 	"encoding/binary"
 	"errors"
+	"hash/maphash"
 	"slices"
 	"sort"
 	"strings"
@@ -77,11 +78,16 @@ type sessionTerms struct {
 	// cut to (the terms of no other term have entries): it serves only
 	// a transaction that reads the same vocabulary.
 	tracked *trackedTerms
-	arena   string  // the terms, concatenated in byte order
-	toff    []int32 // term i is arena[toff[i]:toff[i+1]]
-	docs    []int32 // the documents holding term i
-	poff    []int32 // term i's points are points[poff[i]:poff[i+1]]
-	points  []termPoint
+	// hashes are every term's of the documents, sorted, when the entries
+	// were cut to tracked: a summary cut to an older vocabulary is still
+	// the cut to a later one if the documents hold none of the terms
+	// tracked since (cutTo).
+	hashes []uint64
+	arena  string  // the terms, concatenated in byte order
+	toff   []int32 // term i is arena[toff[i]:toff[i+1]]
+	docs   []int32 // the documents holding term i
+	poff   []int32 // term i's points are points[poff[i]:poff[i+1]]
+	points []termPoint
 }
 
 // len is the number of terms.
@@ -170,6 +176,13 @@ func summarize(rows []docRow, tracked *trackedTerms, count func(term string, doc
 	arena.Grow(size)
 	st := &sessionTerms{tracked: tracked, toff: make([]int32, 1, len(order)+1), docs: make([]int32, 0, len(order)),
 		poff: make([]int32, 1, len(order)+1), points: make([]termPoint, 0, npoints)}
+	if tracked != nil {
+		st.hashes = make([]uint64, len(terms))
+		for i, t := range terms {
+			st.hashes[i] = maphash.String(termSeed, t)
+		}
+		slices.Sort(st.hashes)
+	}
 	for _, i := range order {
 		arena.WriteString(terms[i])
 		st.toff = append(st.toff, int32(arena.Len()))
@@ -278,6 +291,29 @@ func decodeEntries(buf []byte) ([]blockEntry, error) {
 		out = append(out, blockEntry{key: key, termEntry: termEntry{docs: docs, points: slices.Clone(points)}})
 	})
 	return out, err
+}
+
+// termSeed hashes terms for sessionTerms.hashes.
+var termSeed = maphash.MakeSeed()
+
+// cutTo reports whether the summary serves a transaction that reads
+// vocabulary now: it has every term's entries, or was cut to now, or to
+// an earlier vocabulary (extends) and its documents hold none of the
+// terms tracked since (a hash equal to one of theirs counts as holding
+// it).
+func (st *sessionTerms) cutTo(now *trackedTerms, extends func(old *trackedTerms) bool) bool {
+	if st.tracked == nil || st.tracked.version == now.version {
+		return true
+	}
+	if !extends(st.tracked) {
+		return false
+	}
+	for _, t := range now.since(st.tracked) {
+		if _, held := slices.BinarySearch(st.hashes, maphash.String(termSeed, t)); held {
+			return false
+		}
+	}
+	return true
 }
 
 // summaryScratch is summarize's working memory, reused from one session

@@ -20,9 +20,43 @@ import (
 const defaultTrackMin = 2000
 
 // trackedTerms is the tracked vocabulary as one transaction read it.
+// Terms are never untracked and a promoted term takes the next id, so a
+// later vocabulary is an earlier one plus the terms of larger ids.
 type trackedTerms struct {
 	version int64
 	ids     map[string]int64
+	byID    []string // the terms in id order
+	maxID   int64
+}
+
+// extends reports whether vocabulary t is old plus terms tracked since
+// (not, say, the vocabulary of an index rebuilt meanwhile), once per old
+// vocabulary in a transaction.
+func (tx *termTx) extends(old *trackedTerms) bool {
+	if ok, known := tx.extended[old]; known {
+		return ok
+	}
+	ok := old.maxID <= tx.tracked.maxID
+	for term, id := range old.ids {
+		if !ok {
+			break
+		}
+		ok = tx.tracked.ids[term] == id
+	}
+	if tx.extended == nil {
+		tx.extended = map[*trackedTerms]bool{}
+	}
+	tx.extended[old] = ok
+	return ok
+}
+
+// since returns the terms tracked after vocabulary old was read.
+func (t *trackedTerms) since(old *trackedTerms) []string {
+	i := len(t.byID)
+	for i > 0 && t.ids[t.byID[i-1]] > old.maxID {
+		i--
+	}
+	return t.byID[i:]
 }
 
 // loadTracked returns the tracked vocabulary, reading it again only when
@@ -35,7 +69,7 @@ func loadTracked(ctx context.Context, q querier, cached *trackedTerms) (*tracked
 	if cached != nil && cached.version == version {
 		return cached, nil
 	}
-	rows, err := q.QueryContext(ctx, `SELECT term_id, term FROM tracked_terms`)
+	rows, err := q.QueryContext(ctx, `SELECT term_id, term FROM tracked_terms ORDER BY term_id`)
 	if err != nil {
 		return nil, err
 	}
@@ -48,6 +82,8 @@ func loadTracked(ctx context.Context, q querier, cached *trackedTerms) (*tracked
 			return nil, err
 		}
 		t.ids[term] = id
+		t.byID = append(t.byID, term)
+		t.maxID = id
 	}
 	return t, rows.Err()
 }
@@ -83,9 +119,11 @@ type blockEdit struct {
 type termTx struct {
 	c       *sql.Conn
 	tracked *trackedTerms
-	blocks  map[blockRef]*blockEdit
-	bulk    *bulkTerms // nil unless this process fills an index it found empty
-	phrases *cachedPhrases
+	// extended memoizes extends.
+	extended map[*trackedTerms]bool
+	blocks   map[blockRef]*blockEdit
+	bulk     *bulkTerms // nil unless this process fills an index it found empty
+	phrases  *cachedPhrases
 	// phraseDocs are the recorded phrases' document lists the transaction
 	// read or changed, and phraseDF each phrase's count of documents
 	// added (+) and removed (-).
@@ -226,9 +264,10 @@ func (tx *termTx) takeRemoved(ctx context.Context) error {
 // ones), rows with terms st, to the entries of its tracked terms and the
 // recorded phrases.
 func (tx *termTx) addSession(ctx context.Context, key int64, st *sessionTerms, rows []docRow) error {
-	if st.tracked != nil && st.tracked.version != tx.tracked.version {
-		// Cut to a vocabulary that has grown since: summarized again,
-		// whole (its terms were counted when it was first summarized).
+	if !st.cutTo(tx.tracked, tx.extends) {
+		// Cut to a vocabulary that has grown since by a term of the
+		// session's: summarized again, whole (its terms were counted
+		// when it was first summarized).
 		st = summarize(rows, nil, nil)
 	}
 	if err := tx.addPhraseDocs(ctx, key, rows, st); err != nil {
