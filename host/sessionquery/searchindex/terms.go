@@ -109,12 +109,12 @@ func (st *sessionTerms) find(term string) (int, bool) {
 
 // summarize tokenizes rows' forms (whose locals are set) and builds their
 // entries: one map lookup per token, the frequencies counted per document
-// as its tokens go by. count, when not nil, is told every term and how
-// many of the rows hold it. With tracked not nil, only the entries of its
+// as its tokens go by. count, when not nil, is told every term and its
+// entry (how many of the rows hold it). With tracked not nil, only the entries of its
 // terms are kept: a session's summary has an entry for each of its
 // thousands of terms, and those of the logs read ahead of the writer
 // would be most of a build's memory.
-func summarize(rows []docRow, tracked *trackedTerms, count func(term string, docs int32)) *sessionTerms {
+func summarize(rows []docRow, tracked *trackedTerms, count func(terms []string, entries []termEntry)) *sessionTerms {
 	sc := summaryScratches.Get().(*summaryScratch)
 	defer sc.release()
 	index := sc.index
@@ -158,10 +158,10 @@ func summarize(rows []docRow, tracked *trackedTerms, count func(term string, doc
 	order := sc.order[:0]
 	defer func() { sc.order = order }()
 	size, npoints := 0, 0
+	if count != nil {
+		count(terms, entries)
+	}
 	for i := range terms {
-		if count != nil {
-			count(terms[i], entries[i].docs)
-		}
 		if tracked != nil {
 			if _, ok := tracked.ids[terms[i]]; !ok {
 				continue

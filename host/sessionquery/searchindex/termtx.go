@@ -353,12 +353,19 @@ func (b *bulkTerms) addLocked(term string, delta int64) {
 }
 
 // counter returns the function summarize tells a session's terms to,
-// or nil when nothing is counted.
-func (b *bulkTerms) counter() func(term string, docs int32) {
+// or nil when nothing is counted. A session's terms are counted under one
+// lock.
+func (b *bulkTerms) counter() func(terms []string, entries []termEntry) {
 	if b == nil {
 		return nil
 	}
-	return func(term string, docs int32) { b.add(term, int64(docs)) }
+	return func(terms []string, entries []termEntry) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		for i, term := range terms {
+			b.addLocked(term, int64(entries[i].docs))
+		}
+	}
 }
 
 // take returns the terms to promote, once.
