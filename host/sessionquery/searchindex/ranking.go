@@ -239,7 +239,8 @@ func (p *impactPlan) streamCost() int {
 const refineDocsMax = 32
 
 // rankImpact computes every candidate session's bound; nothing is made
-// exact yet, and nil means FTS5 ranks the query better (refineDocsMax).
+// exact yet, and nil means FTS5 ranks the query better (refineDocsMax;
+// not when every match is known, see scoreHits).
 // sp are the session predicates, applied here so that only sessions that
 // may be shown are looked at.
 func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp predicates) (*impactRanking, error) {
@@ -308,6 +309,7 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 		contribs[i] = c
 	}
 	wg.Wait()
+	long := false
 	for i := range p.phrases {
 		ph := &p.phrases[i]
 		if ph.ids == nil {
@@ -317,9 +319,9 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 		if err != nil {
 			return nil, err
 		}
-		if !single && ph.perSession > refineDocsMax {
-			return nil, nil
-		}
+		// Sessions of thousands of documents are ranked better by FTS5,
+		// unless every match is known (no document is tokenized then).
+		long = long || !single && ph.perSession > refineDocsMax
 		if len(p.phrases) > 1 {
 			if len(ph.ids) > 1 {
 				// Its matches are known without FTS5. A search of some
@@ -360,6 +362,9 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 			}
 		}
 		contribs[i] = c
+	}
+	if long && known == nil {
+		return nil, nil
 	}
 	r := &impactRanking{plan: p, match: match, single: single, freqs: make([]int32, len(p.phrases)), sp: sp, winSet: map[int64]candidate{}, rare: rare, known: known}
 	for key, ids := range rare {

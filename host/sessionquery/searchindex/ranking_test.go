@@ -483,7 +483,8 @@ func TestPhraseRecordsAreBounded(t *testing.T) {
 // TestLongSessionsLeavePhrasesToFTS5: in sessions of hundreds of documents
 // a phrase's best document is found faster by FTS5 scoring every match
 // than by tokenizing each session's matches, so the summaries rank only
-// one-term queries there; either way the ranking is FTS5's.
+// one-term queries there, and queries whose every match is known (see
+// scoreHits); either way the ranking is FTS5's.
 func TestLongSessionsLeavePhrasesToFTS5(t *testing.T) {
 	f := newFixture(t)
 	f.ix.trackMin = 12
@@ -493,12 +494,17 @@ func TestLongSessionsLeavePhrasesToFTS5(t *testing.T) {
 		for k := range msgs {
 			msgs[k] = strings.Repeat("alpha beta ", 1+r.IntN(3)) + "parse session header " + impactWords[r.IntN(len(impactWords))]
 		}
+		if i == 2 {
+			msgs = append(msgs, "call alphaBeta")
+		}
 		f.persist(hdr(fmt.Sprintf("long%d", i), int64(i)), texts(msgs...))
 	}
+	// alphaBeta's parts are recorded and its whole is rare: every match
+	// is known, and no document is tokenized to rank it.
 	for _, tt := range []struct {
 		query  string
 		impact bool
-	}{{"alpha", true}, {"alpha beta", false}, {"parseSessionHeader", false}} {
+	}{{"alpha", true}, {"alpha beta", false}, {"parseSessionHeader", false}, {"alphaBeta", true}} {
 		req := sessionquery.SessionSearchRequest{Query: tt.query, Limit: intp(2)}
 		f.ix.ftsOnly, f.ix.ranked = false, nil
 		got := pageAll(f, req)
