@@ -211,7 +211,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	if o.wholeOnly {
 		logf("whole-process rows (the built binary, a new process each run)…")
-		if rep.whole, err = measureWhole(ctx, dshBin, l, ws, o.runs, logf); err != nil {
+		if rep.whole, err = measureWhole(ctx, bins, l, ws, o.runs, logf); err != nil {
 			return err
 		}
 		rep.printWholeOnly(stdout)
@@ -242,7 +242,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return err
 	}
 	logf("whole-process rows (the built binary, a new process each run)…")
-	if rep.whole, err = measureWhole(ctx, dshBin, l, ws, o.runs, logf); err != nil {
+	if rep.whole, err = measureWhole(ctx, bins, l, ws, o.runs, logf); err != nil {
 		return err
 	}
 	var self syscall.Rusage

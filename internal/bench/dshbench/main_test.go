@@ -127,6 +127,7 @@ func TestReportTable(t *testing.T) {
 		r.whole.Searches = append(r.whole.Searches, wholeSearch{query: q, DSH: lat(10*f, 12*f), CPU: lat(8*f, 9*f), RG: lat(250, 270), Hits: 20})
 	}
 	r.whole.FirstIdent = wholeSearch{DSH: lat(35, 41), CPU: lat(33, 36), Hits: 20}
+	r.whole.Floor, r.whole.Version, r.whole.VersionCPU = lat(1.1, 1.4), lat(3.5, 4.2), lat(2.9, 3.1)
 	r.rss.bigWithout, r.rss.bigWith = 60<<20, 72<<20
 	r.big.without.FirstSearch, r.big.with.FirstSearch = ms(900), ms(1400)
 	for i, q := range bigQueries {

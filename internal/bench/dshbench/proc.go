@@ -78,6 +78,8 @@ type binaries struct {
 	tuiTest string
 	// mcpServer is internal/mcptest's MCP server.
 	mcpServer string
+	// floor is internal/bench/floor, the cheapest Go process.
+	floor string
 }
 
 // buildBinaries builds the benchmark's programs into dir.
@@ -85,11 +87,13 @@ func buildBinaries(ctx context.Context, root, dir string) (binaries, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return binaries{}, err
 	}
-	b := binaries{dsh: filepath.Join(dir, "dsh"), tuiTest: filepath.Join(dir, "tui.test"), mcpServer: filepath.Join(dir, "mcpserver")}
+	b := binaries{dsh: filepath.Join(dir, "dsh"), tuiTest: filepath.Join(dir, "tui.test"), mcpServer: filepath.Join(dir, "mcpserver"),
+		floor: filepath.Join(dir, "floor")}
 	for _, args := range [][]string{
 		{"build", "-o", b.dsh, "./cmd/dsh"},
 		{"test", "-c", "-o", b.tuiTest, "./host/tui"},
 		{"build", "-o", b.mcpServer, "./internal/mcptest/mcpserver"},
+		{"build", "-o", b.floor, "./internal/bench/floor"},
 	} {
 		cmd := exec.CommandContext(ctx, goTool(), args...)
 		cmd.Dir = root

@@ -42,8 +42,13 @@ type wholeSearch struct {
 }
 
 type wholeResult struct {
-	Runs     int           `json:"runs"`
-	Searches []wholeSearch `json:"searches"`
+	Runs int `json:"runs"`
+	// Floor is the cheapest Go process (internal/bench/floor) and Version
+	// is `dsh version`: what every row pays before it reads anything.
+	Floor      latency       `json:"floor"`
+	Version    latency       `json:"version"`
+	VersionCPU latency       `json:"versionCPU"`
+	Searches   []wholeSearch `json:"searches"`
 	// FirstIdent is an identifier's first search (a new one each run),
 	// which counts its parts phrase before it can record it.
 	FirstIdent wholeSearch   `json:"firstIdent"`
@@ -145,7 +150,8 @@ func titleEvent(seq int, t int64, title string) session.Event {
 }
 
 // measureWhole runs the whole-process rows.
-func measureWhole(ctx context.Context, bin string, l layout, ws string, runs int, logf func(string, ...any)) (wholeResult, error) {
+func measureWhole(ctx context.Context, bins binaries, l layout, ws string, runs int, logf func(string, ...any)) (wholeResult, error) {
+	bin := bins.dsh
 	res := wholeResult{Runs: wholeRuns(runs), LoadBefore: loadAvg()}
 	root, err := os.MkdirTemp("", "dshbench-whole-")
 	if err != nil {
@@ -173,6 +179,21 @@ func measureWhole(ctx context.Context, bin string, l layout, ws string, runs int
 			rss, out = max(rss, m.maxRSS), m.stdout
 		}
 		return percentiles(walls), percentiles(cpus), rss, out, nil
+	}
+	logf("the process floor: a minimal Go program, dsh version")
+	var floors []time.Duration
+	for i := range res.Runs + 1 {
+		m, err := runMeasured(ctx, bins.floor, nil, env, ws, os.Stderr)
+		if err != nil {
+			return res, err
+		}
+		if i > 0 {
+			floors = append(floors, m.wall)
+		}
+	}
+	res.Floor = percentiles(floors)
+	if res.Version, res.VersionCPU, _, _, err = timed("version"); err != nil {
+		return res, err
 	}
 	rg, rgErr := exec.LookPath("rg")
 	res.RGMissing = rgErr != nil
@@ -413,6 +434,8 @@ func (r *report) printWhole(row func(...string)) {
 	w := r.whole
 	row()
 	row(fmt.Sprintf("whole process (new dsh process per run, %d runs, load %s → %s)", w.Runs, w.LoadBefore, w.LoadAfter), "dsh", "rg -l -F, same loop", "rg ÷ dsh", "peak RSS")
+	row("the floor: a Go program that prints one line (not dsh)", pp(w.Floor), "", "", "")
+	row("dsh version (start-up only: no config, no index)", ppCPU(w.Version, w.VersionCPU), "", "", "")
 	for _, q := range w.Searches {
 		rg, ratioCell := "rg is not installed", "-"
 		if !w.RGMissing {
