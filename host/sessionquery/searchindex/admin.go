@@ -205,9 +205,11 @@ func (ix *Index) buildUnsynced(ctx context.Context) error {
 		fmt.Sprintf(`INSERT INTO persisted_fts(persisted_fts, rank) VALUES ('hashsize', %d)`, privateHashBytes))
 }
 
-// finishBuild merges the built FTS5 index into one segment, restores
-// FTS5's policy, syncs the built index and gives it the journal mode the
-// live index runs with, so the copy into it changes nothing else.
+// finishBuild merges the built FTS5 index into one segment, makes the
+// catalog's order index when the catalog is big enough to have one (see
+// orderIndexFrom), restores FTS5's policy, syncs the built index and
+// gives it the journal mode the live index runs with, so the copy into it
+// changes nothing else.
 //
 // The merge frees the pages of the segments it merged (on the tiny preset
 // 55 MiB of 647); the private file is made with incremental auto-vacuum
@@ -225,12 +227,19 @@ func (ix *Index) finishBuild(ctx context.Context, journalMode string) error {
 		return err
 	}
 	defer ix.queue.release()
-	err := ix.db.execAll(ctx,
-		`INSERT INTO persisted_fts(persisted_fts) VALUES ('optimize')`,
+	var sessions int
+	if err := ix.db.conn.QueryRowContext(ctx, `SELECT count(*) FROM persisted_sessions`).Scan(&sessions); err != nil {
+		return err
+	}
+	stmts := []string{`INSERT INTO persisted_fts(persisted_fts) VALUES ('optimize')`}
+	if sessions >= orderIndexFrom {
+		stmts = append(stmts, createOrderIndex)
+	}
+	err := ix.db.execAll(ctx, append(stmts,
 		`PRAGMA incremental_vacuum`,
 		fmt.Sprintf(`INSERT INTO persisted_fts(persisted_fts, rank) VALUES ('automerge', %d)`, ftsAutomerge),
 		fmt.Sprintf(`INSERT INTO persisted_fts(persisted_fts, rank) VALUES ('hashsize', %d)`, ftsHashBytes),
-		`PRAGMA synchronous = NORMAL`)
+		`PRAGMA synchronous = NORMAL`)...)
 	if err != nil {
 		return err
 	}

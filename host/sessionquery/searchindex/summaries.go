@@ -121,8 +121,13 @@ func (ix *Index) catalogRead(ctx context.Context, ordered bool, fn func(q querie
 // ~150 ms of CPU). It is made by the first such page, not with the
 // schema, so that a fresh index stays a few pages small (a process under a
 // small file-size limit still opens it) and a small catalog, which sorts
-// in a moment, never carries it.
+// in a moment, never carries it. A rebuild of a catalog that size makes it
+// in the built file (finishBuild), so that the first listing after the
+// rebuild does not sort the catalog to make it.
 const orderIndexFrom = 512
+
+// createOrderIndex makes persisted_sessions_order.
+const createOrderIndex = `CREATE INDEX IF NOT EXISTS persisted_sessions_order ON persisted_sessions(created_at DESC, session_id)`
 
 // ensureOrderIndex makes persisted_sessions_order once the catalog holds
 // orderIndexFrom sessions. It is an optimisation: a failure is logged and
@@ -142,7 +147,7 @@ func (ix *Index) ensureOrderIndex(ctx context.Context) {
 		}
 		if err == nil {
 			err = db.immediate(ctx, func() error {
-				_, err := db.conn.ExecContext(ctx, `CREATE INDEX IF NOT EXISTS persisted_sessions_order ON persisted_sessions(created_at DESC, session_id)`)
+				_, err := db.conn.ExecContext(ctx, createOrderIndex)
 				return err
 			})
 		}

@@ -264,3 +264,37 @@ func TestPrefixSuccessorBoundsEveryExtension(t *testing.T) {
 		t.Errorf("prefixSuccessor of 0xff bytes = %q, want no bound", got)
 	}
 }
+
+// A rebuild of a catalog of orderIndexFrom sessions makes the order index
+// in the built file, so the first listing after it has nothing to sort
+// and write; a smaller catalog's rebuild does not.
+func TestARebuildOfABigCatalogCarriesItsOrderIndex(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	hasIndex := func() bool {
+		return f.count(`SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'persisted_sessions_order'`) == 1
+	}
+	for i := range orderIndexFrom - 1 {
+		f.persist(hdr(fmt.Sprintf("s%04d", i), int64(i)), texts("x"))
+	}
+	if err := f.ix.Rebuild(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if hasIndex() {
+		t.Fatalf("the rebuild of %d sessions made the order index", orderIndexFrom-1)
+	}
+	f.persist(hdr("s9999", orderIndexFrom), texts("x"))
+	if err := f.ix.Rebuild(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !hasIndex() {
+		t.Fatalf("the rebuild of %d sessions has no order index", orderIndexFrom)
+	}
+	p, err := f.ix.Summaries(ctx, sessionquery.SummaryRequest{Limit: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := summaryIDs(p); !reflect.DeepEqual(got, []string{"s9999", fmt.Sprintf("s%04d", orderIndexFrom-2)}) {
+		t.Errorf("newest after the rebuild: %v", got)
+	}
+}
