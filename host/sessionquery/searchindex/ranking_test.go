@@ -553,17 +553,25 @@ func TestARareMatchIsBestOnlyWhenNothingElseCanBeatIt(t *testing.T) {
 	}
 }
 
+// newTrackedPartsFixture is an index whose terms alpha and beta are
+// tracked (14 sessions p00…p13 hold them, as the phrase "alpha beta"), so
+// that the identifier alphaBeta is ranked from their summaries.
+func newTrackedPartsFixture(t *testing.T) *fixture {
+	f := newFixture(t)
+	f.ix.trackMin = 12
+	for i := range 14 {
+		f.persist(hdr(fmt.Sprintf("p%02d", i), int64(i)), texts("alpha beta", "gamma"))
+	}
+	return f
+}
+
 // TestSessionsHoldingAPhrasesTermsApartAreNoCandidates ranks an
 // identifier whose parts are tracked terms in one workspace: sessions
 // holding the parts apart, never as the phrase, must not be candidates
 // (such a search examines every candidate when fewer sessions match than
 // it asks for), and the ranking still equals FTS5's, there and everywhere.
 func TestSessionsHoldingAPhrasesTermsApartAreNoCandidates(t *testing.T) {
-	f := newFixture(t)
-	f.ix.trackMin = 12
-	for i := range 14 {
-		f.persist(hdr(fmt.Sprintf("p%02d", i), int64(i)), texts("alpha beta", "gamma"))
-	}
+	f := newTrackedPartsFixture(t)
 	for i := range 40 {
 		f.persist(hdr(fmt.Sprintf("q%02d", i), int64(20+i)), texts("beta then alpha", "alpha gamma beta"))
 	}
@@ -605,11 +613,7 @@ func TestSessionsHoldingAPhrasesTermsApartAreNoCandidates(t *testing.T) {
 // that reads it fails as a damaged index would, says so once, and the next
 // search is answered from an index rebuilt from the logs.
 func TestAMalformedPhraseRecordIsDamage(t *testing.T) {
-	f := newFixture(t)
-	f.ix.trackMin = 12
-	for i := range 14 {
-		f.persist(hdr(fmt.Sprintf("p%02d", i), int64(i)), texts("alpha beta", "gamma"))
-	}
+	f := newTrackedPartsFixture(t)
 	f.persist(hdr("w", 70), texts("call alphaBeta"))
 	req := sessionquery.SessionSearchRequest{Query: "alphaBeta", Limit: intp(100)}
 	want := f.sessions(req)
