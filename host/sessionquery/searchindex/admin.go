@@ -37,7 +37,7 @@ func (ix *Index) Status(ctx context.Context) (Status, error) {
 	defer ix.queue.release()
 	st := Status{Path: ix.cfg.Path}
 	c := ix.db.conn
-	if err := c.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(event_count), 0) FROM persisted_sessions`).Scan(&st.Sessions, &st.Events); err != nil {
+	if err := c.QueryRowContext(ctx, `SELECT sessions, events FROM catalog_totals`).Scan(&st.Sessions, &st.Events); err != nil {
 		return Status{}, ix.queryFailed(err)
 	}
 	if ix.db.path != "" {
@@ -332,6 +332,7 @@ func (ix *Index) rebuildInPlace(ctx context.Context, progress func(done, total i
 			`DROP TABLE IF EXISTS persisted_fts`,
 			`DROP TABLE IF EXISTS persisted_docs`,
 			`DROP TABLE IF EXISTS persisted_sessions`,
+			`DROP TABLE IF EXISTS catalog_totals`,
 			`DROP TABLE IF EXISTS pending_sessions`,
 			`DROP TABLE IF EXISTS open_writers`,
 			`DROP TABLE IF EXISTS workspace_dirs`,

@@ -9,11 +9,11 @@ import "github.com/seed-e9b4dba4/dsh/host/searchtext"
 // docBits, and each session's log extent; 4: the term summaries, see
 // terms.go; 5: the phrase statistics, see phrases.go; 6: term summary
 // points store their rowid's two parts; 7: the documents holding each
-// recorded phrase). A file of ours at any other
+// recorded phrase; 8: the catalog's totals). A file of ours at any other
 // version is reset in place and rebuilt from the logs.
 const (
 	applicationID = 0x44534851
-	schemaVersion = 7
+	schemaVersion = 8
 )
 
 // textForm names how documents are turned into indexed text (tokenizer
@@ -69,6 +69,7 @@ const tokenizer = searchtext.Tokenizer
 var recognizedTables = []string{
 	"search_state",
 	"persisted_sessions",
+	"catalog_totals",
 	"persisted_docs",
 	"pending_sessions",
 	"open_writers",
@@ -122,9 +123,26 @@ CREATE TABLE IF NOT EXISTS persisted_sessions(
 ) STRICT;
 CREATE INDEX IF NOT EXISTS persisted_sessions_cwd ON persisted_sessions(cwd, created_at DESC, session_id);
 -- (workspace_dir, event_count) serves the drift check's per-directory
--- lookups and, being the narrowest index holding event_count, lets Status
--- count sessions and events without reading the fat catalog rows.
+-- lookups.
 CREATE INDEX IF NOT EXISTS persisted_sessions_dir ON persisted_sessions(workspace_dir, event_count);
+-- The catalog's totals, kept by triggers in the transaction of every
+-- change to persisted_sessions, so that Status and the count of every
+-- workspace's sessions read one row instead of one per session.
+CREATE TABLE IF NOT EXISTS catalog_totals(
+	singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+	sessions INTEGER NOT NULL,
+	events INTEGER NOT NULL
+) STRICT;
+INSERT OR IGNORE INTO catalog_totals(singleton, sessions, events) VALUES (1, 0, 0);
+CREATE TRIGGER IF NOT EXISTS catalog_totals_insert AFTER INSERT ON persisted_sessions BEGIN
+	UPDATE catalog_totals SET sessions = sessions + 1, events = events + NEW.event_count;
+END;
+CREATE TRIGGER IF NOT EXISTS catalog_totals_delete AFTER DELETE ON persisted_sessions BEGIN
+	UPDATE catalog_totals SET sessions = sessions - 1, events = events - OLD.event_count;
+END;
+CREATE TRIGGER IF NOT EXISTS catalog_totals_update AFTER UPDATE OF event_count ON persisted_sessions BEGIN
+	UPDATE catalog_totals SET events = events - OLD.event_count + NEW.event_count;
+END;
 CREATE TABLE IF NOT EXISTS persisted_docs(
 	doc_id INTEGER PRIMARY KEY,
 	seq INTEGER NOT NULL,

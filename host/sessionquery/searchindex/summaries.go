@@ -17,7 +17,11 @@ func (ix *Index) Summaries(ctx context.Context, req sessionquery.SummaryRequest)
 	err := ix.catalogRead(ctx, req.Cwds == nil, func(q querier, persisted bool) error {
 		where, args := summaryWhere(req, false)
 		from := summarySource(persisted, len(ix.live) > 0)
-		if err := q.QueryRowContext(ctx, `SELECT count(*) FROM (`+from+`)`+where, args...).Scan(&page.Total); err != nil {
+		count := `SELECT count(*) FROM (` + from + `)` + where
+		if where == "" && persisted && len(ix.live) == 0 {
+			count = `SELECT sessions FROM catalog_totals` // every persisted session
+		}
+		if err := q.QueryRowContext(ctx, count, args...).Scan(&page.Total); err != nil {
 			return err
 		}
 		where, args = summaryWhere(req, true)

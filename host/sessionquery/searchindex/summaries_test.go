@@ -298,3 +298,56 @@ func TestARebuildOfABigCatalogCarriesItsOrderIndex(t *testing.T) {
 		t.Errorf("newest after the rebuild: %v", got)
 	}
 }
+
+// The catalog's totals, which Status and the count of every workspace's
+// sessions read, equal a count of the catalog after every kind of write:
+// new sessions, appends, a session rewritten shorter, a deleted log and a
+// rebuild (of a file, built beside it, and of an in-memory index, in
+// place).
+func TestCatalogTotalsFollowEveryWrite(t *testing.T) {
+	for name, opts := range map[string][]fixtureOpt{"file": nil, "memory": {func(c *Config) { c.Path = MemoryPath }}} {
+		t.Run(name, func(t *testing.T) { testCatalogTotals(t, newFixture(t, opts...)) })
+	}
+}
+
+func testCatalogTotals(t *testing.T, f *fixture) {
+	ctx := context.Background()
+	check := func(when string) {
+		t.Helper()
+		p, err := f.ix.Summaries(ctx, sessionquery.SummaryRequest{Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := f.ix.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessions := f.count(`SELECT count(*) FROM persisted_sessions`)
+		events := f.count(`SELECT coalesce(sum(event_count), 0) FROM persisted_sessions`)
+		if st.Sessions != sessions || st.Events != int64(events) || p.Total != sessions {
+			t.Errorf("%s: status %d sessions, %d events; page total %d; the catalog holds %d and %d",
+				when, st.Sessions, st.Events, p.Total, sessions, events)
+		}
+		if sessions == 0 && when != "empty" {
+			t.Fatalf("%s: the catalog is empty", when)
+		}
+	}
+	check("empty")
+	f.persist(hdr("a", 1), texts("one", "two", "three"))
+	f.persist(hdr("b", 2), texts("four"))
+	f.persist(hdr("c", 3), texts("five", "six"))
+	check("after three new sessions")
+	f.appendFlushed("a", "seven", "eight")
+	check("after an append")
+	f.removeLog("c")
+	f.removeLog("b")
+	f.persist(hdr("b", 2), texts("nine", "ten", "eleven", "twelve"))
+	check("after a deleted log and one written again")
+	if err := f.ix.Rebuild(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	check("after a rebuild")
+	if st, _ := f.ix.Status(ctx); st.Sessions != 2 || st.Events != 9 {
+		t.Errorf("status after the rebuild: %d sessions, %d events, want 2 and 9", st.Sessions, st.Events)
+	}
+}
