@@ -162,36 +162,35 @@ func measureWhole(ctx context.Context, bins binaries, l layout, ws string, runs 
 	dsh := func(args ...string) (measured, error) {
 		return runMeasured(ctx, bin, append([]string{"--home", l.home}, args...), env, ws, os.Stderr)
 	}
-	// timed returns the wall and CPU times of a command, its peak RSS and
-	// its last output.
-	timed := func(args ...string) (latency, latency, int64, []byte, error) {
+	// timedRun returns the wall and CPU times of a program run res.Runs
+	// times (after one run that warms the cache), its peak RSS and its
+	// last output.
+	timedRun := func(run func() (measured, error)) (latency, latency, int64, []byte, error) {
 		var walls, cpus []time.Duration
 		var rss int64
 		var out []byte
 		for i := range res.Runs + 1 {
-			m, err := dsh(args...)
+			m, err := run()
 			if err != nil {
 				return latency{}, latency{}, 0, nil, err
 			}
-			if i > 0 { // the first run warms the cache
+			if i > 0 {
 				walls, cpus = append(walls, m.wall), append(cpus, m.cpu)
 			}
 			rss, out = max(rss, m.maxRSS), m.stdout
 		}
 		return percentiles(walls), percentiles(cpus), rss, out, nil
 	}
-	logf("the process floor: a minimal Go program, dsh version")
-	var floors []time.Duration
-	for i := range res.Runs + 1 {
-		m, err := runMeasured(ctx, bins.floor, nil, env, ws, os.Stderr)
-		if err != nil {
-			return res, err
-		}
-		if i > 0 {
-			floors = append(floors, m.wall)
-		}
+	// timed is timedRun of dsh with args.
+	timed := func(args ...string) (latency, latency, int64, []byte, error) {
+		return timedRun(func() (measured, error) { return dsh(args...) })
 	}
-	res.Floor = percentiles(floors)
+	logf("the process floor: a minimal Go program, dsh version")
+	if res.Floor, _, _, _, err = timedRun(func() (measured, error) {
+		return runMeasured(ctx, bins.floor, nil, env, ws, os.Stderr)
+	}); err != nil {
+		return res, err
+	}
 	if res.Version, res.VersionCPU, _, _, err = timed("version"); err != nil {
 		return res, err
 	}
