@@ -227,15 +227,15 @@ func (ix *Index) finishBuild(ctx context.Context, journalMode string) error {
 		return err
 	}
 	defer ix.queue.release()
-	var sessions int
-	if err := ix.db.conn.QueryRowContext(ctx, `SELECT count(*) FROM persisted_sessions`).Scan(&sessions); err != nil {
+	sessions, err := catalogSessions(ctx, ix.db.conn)
+	if err != nil {
 		return err
 	}
 	stmts := []string{`INSERT INTO persisted_fts(persisted_fts) VALUES ('optimize')`}
 	if sessions >= orderIndexFrom {
 		stmts = append(stmts, createOrderIndex)
 	}
-	err := ix.db.execAll(ctx, append(stmts,
+	err = ix.db.execAll(ctx, append(stmts,
 		`PRAGMA incremental_vacuum`,
 		fmt.Sprintf(`INSERT INTO persisted_fts(persisted_fts, rank) VALUES ('automerge', %d)`, ftsAutomerge),
 		fmt.Sprintf(`INSERT INTO persisted_fts(persisted_fts, rank) VALUES ('hashsize', %d)`, ftsHashBytes),

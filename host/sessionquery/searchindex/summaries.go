@@ -17,11 +17,13 @@ func (ix *Index) Summaries(ctx context.Context, req sessionquery.SummaryRequest)
 	err := ix.catalogRead(ctx, req.Cwds == nil, func(q querier, persisted bool) error {
 		where, args := summaryWhere(req, false)
 		from := summarySource(persisted, len(ix.live) > 0)
-		count := `SELECT count(*) FROM (` + from + `)` + where
+		var err error
 		if where == "" && persisted && len(ix.live) == 0 {
-			count = `SELECT sessions FROM catalog_totals` // every persisted session
+			page.Total, err = catalogSessions(ctx, q) // every persisted session
+		} else {
+			err = q.QueryRowContext(ctx, `SELECT count(*) FROM (`+from+`)`+where, args...).Scan(&page.Total)
 		}
-		if err := q.QueryRowContext(ctx, count, args...).Scan(&page.Total); err != nil {
+		if err != nil {
 			return err
 		}
 		where, args = summaryWhere(req, true)
@@ -130,6 +132,14 @@ func (ix *Index) catalogRead(ctx context.Context, ordered bool, fn func(q querie
 // rebuild does not sort the catalog to make it.
 const orderIndexFrom = 512
 
+// catalogSessions is the number of persisted sessions, from the
+// catalog's totals.
+func catalogSessions(ctx context.Context, q querier) (int, error) {
+	var n int
+	err := q.QueryRowContext(ctx, `SELECT sessions FROM catalog_totals`).Scan(&n)
+	return n, err
+}
+
 // createOrderIndex makes persisted_sessions_order.
 const createOrderIndex = `CREATE INDEX IF NOT EXISTS persisted_sessions_order ON persisted_sessions(created_at DESC, session_id)`
 
@@ -145,7 +155,7 @@ func (ix *Index) ensureOrderIndex(ctx context.Context) {
 	err := db.conn.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'persisted_sessions_order'`).Scan(&exists)
 	if err == nil && exists == 0 {
 		var sessions int
-		err = db.conn.QueryRowContext(ctx, `SELECT count(*) FROM persisted_sessions`).Scan(&sessions)
+		sessions, err = catalogSessions(ctx, db.conn)
 		if err == nil && sessions < orderIndexFrom {
 			return // small yet: look again on a later page
 		}
