@@ -46,7 +46,6 @@ type prefetcher struct {
 	ahead  int64 // listed bytes of the jobs in [taken, next)
 	ctx    context.Context
 	cancel context.CancelFunc
-	wake   func() bool // stops the broadcast of ctx's end
 	wg     sync.WaitGroup
 }
 
@@ -72,8 +71,9 @@ func newWindow(ctx context.Context, jobs []*inspection) *prefetcher {
 	p := &prefetcher{jobs: jobs}
 	p.cond = sync.NewCond(&p.mu)
 	p.ctx, p.cancel = context.WithCancel(ctx)
-	// Whoever waits (take, claim) also wakes when ctx ends.
-	p.wake = context.AfterFunc(p.ctx, func() {
+	// Whoever waits (take, claim) also wakes when ctx ends (stop ends it,
+	// which also releases this).
+	context.AfterFunc(p.ctx, func() {
 		p.mu.Lock()
 		p.cond.Broadcast()
 		p.mu.Unlock()
@@ -144,5 +144,4 @@ func (p *prefetcher) take(i int) *inspection {
 func (p *prefetcher) stop() {
 	p.cancel()
 	p.wg.Wait()
-	p.wake()
 }
