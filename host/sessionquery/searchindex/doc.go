@@ -176,16 +176,18 @@
 // frequency in each and each one's length (phrases.go): a session holding
 // a phrase's terms apart only is no candidate for it, and an identifier's
 // candidates are made exact from the records and their rare matches'
-// scores, without FTS5 or reading their text. Both are written in the same transactions as the
-// documents they describe, by every write: a whole session indexed,
-// appended to, renumbered (renumberLater: its points are relabeled),
-// re-indexed or deleted. A term is promoted (its summaries built from the
-// FTS5 vocabulary, in a write transaction) when a process filling an
-// empty index counts it past the threshold, or by the first search that
-// needs it; a phrase is recorded by the first search that needs it. So the summaries are exact whenever the documents are, and the
-// ranking they give (ranking.go) is FTS5's, score for score. The tests
-// compare the stored summaries, counts and sessions with ones rebuilt from FTS5
-// after every kind of write, and every ranking with FTS5's.
+// scores, without FTS5 or reading their text. Both are written in the
+// same transactions as the documents they describe, by every write: a
+// whole session indexed, appended to, renumbered (renumberLater: its
+// points are relabeled), re-indexed or deleted. A term is promoted (its
+// summaries built from the FTS5 vocabulary, in a write transaction) when a
+// process filling an empty index counts it past the threshold, or by the
+// first search that needs it; a phrase is recorded by the first search
+// that needs it. So the summaries are exact whenever the documents are,
+// and the ranking they give (ranking.go) is FTS5's, score for score. The
+// tests compare the stored summaries, counts and sessions with ones
+// rebuilt from FTS5 after every kind of write, and every ranking with
+// FTS5's.
 //
 // # Generations and cursors
 //

@@ -124,7 +124,7 @@ func encodeHits(hits []phraseHit) []byte {
 }
 
 // decodeHits reads what encodeHits wrote, as documents of session key
-// (appended to out; key 0 keeps the local rowids).
+// (appended to out).
 func decodeHits(buf []byte, key int64, out []phraseHit) ([]phraseHit, error) {
 	r := uvarints{buf: buf}
 	for r.i < len(r.buf) {
@@ -146,19 +146,15 @@ func (tx *termTx) phraseDocsOf(ctx context.Context, i int, key int64) (*phraseDo
 	if d, ok := tx.phraseDocs[ps]; ok {
 		return d, nil
 	}
-	d := &phraseDocs{}
-	var buf []byte
-	err := tx.c.QueryRowContext(ctx, `SELECT docs FROM phrase_sessions WHERE phrase_id = ? AND session_key = ?`, tx.phrases.ids[i], key).Scan(&buf)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-	case err != nil:
+	hits, err := recordedHits(ctx, tx.c, tx.phrases.ids[i], key, nil)
+	if err != nil {
 		return nil, err
-	default:
-		d.stored = true
-		if d.hits, err = decodeHits(buf, 0, nil); err != nil {
-			return nil, err
-		}
 	}
+	for k := range hits {
+		hits[k].id &= docMask // local, as the transaction keeps them
+	}
+	// A stored list is never empty (flushPhrases deletes it instead).
+	d := &phraseDocs{hits: hits, stored: len(hits) > 0}
 	tx.phraseDocs[ps] = d
 	return d, nil
 }
@@ -361,7 +357,7 @@ func recordPhrase(ctx context.Context, c *sql.Conn, match string, tokens []strin
 		if err := c.QueryRowContext(ctx, `SELECT text FROM persisted_docs WHERE doc_id = ?`, h.id).Scan(&text); err != nil {
 			return err
 		}
-		toks := searchtext.Tokens(nil, searchtext.Segment(text).Text)
+		toks := textTokens(nil, text)
 		hits[i].f, hits[i].dl = countPhrase(toks, tokens), int32(len(toks))
 	}
 	r, err := c.ExecContext(ctx, `INSERT INTO phrase_stats(phrase, df) VALUES (?, ?)`, phraseKey(tokens), len(hits))
@@ -389,29 +385,13 @@ func recordPhrase(ctx context.Context, c *sql.Conn, match string, tokens []strin
 		}
 		start = end
 	}
-	var dropped []int64
-	q, err := c.QueryContext(ctx, `SELECT id FROM phrase_stats ORDER BY id DESC LIMIT -1 OFFSET ?`, maxPhrases)
-	if err != nil {
+	// The oldest past maxPhrases go, their documents first.
+	const dropped = `(SELECT id FROM phrase_stats ORDER BY id DESC LIMIT -1 OFFSET ?)`
+	if _, err := c.ExecContext(ctx, `DELETE FROM phrase_sessions WHERE phrase_id IN `+dropped, maxPhrases); err != nil {
 		return err
 	}
-	for q.Next() {
-		var id int64
-		if err := q.Scan(&id); err != nil {
-			q.Close()
-			return err
-		}
-		dropped = append(dropped, id)
-	}
-	if err := q.Close(); err != nil {
+	if _, err := c.ExecContext(ctx, `DELETE FROM phrase_stats WHERE id IN `+dropped, maxPhrases); err != nil {
 		return err
-	}
-	for _, id := range dropped {
-		if _, err := c.ExecContext(ctx, `DELETE FROM phrase_stats WHERE id = ?`, id); err != nil {
-			return err
-		}
-		if _, err := c.ExecContext(ctx, `DELETE FROM phrase_sessions WHERE phrase_id = ?`, id); err != nil {
-			return err
-		}
 	}
 	_, err = c.ExecContext(ctx, `UPDATE search_state SET phrases_version = phrases_version + 1 WHERE singleton = 1`)
 	return err

@@ -11,8 +11,6 @@ import (
 	"sort"
 	"sync"
 	"time"
-
-	"github.com/seed-e9b4dba4/dsh/host/searchtext"
 )
 
 // Ranking from the term summaries.
@@ -135,7 +133,7 @@ func (p *impactPlan) idfOf(df int64) float64 {
 
 // scoreText scores one document from its stored text.
 func (p *impactPlan) scoreText(text string, sc *termScratch, freqs []int32) float64 {
-	sc.toks = searchtext.Tokens(sc.toks[:0], searchtext.Segment(text).Text)
+	sc.toks = textTokens(sc.toks[:0], text)
 	for i, ph := range p.phrases {
 		freqs[i] = countPhrase(sc.toks, ph.tokens)
 	}
@@ -828,14 +826,14 @@ func compareScoreLength(a, b winner) int {
 }
 
 // probeBest scores the document a bound came from (the best point of a
-// phrase's weakest term, alone at its x on that term's frontier). If it scores the session's whole bound, it is the session's
-// best: nothing scores better than the bound, and a document d scoring as
-// well reaches every phrase's part of the bound, so for that term x
-// at least the bound (it holds the term at least as often as the phrase):
-// its own point, or one beating it, is also best on that frontier, and
-// being alone there, that point is the probe's: d has the probe's
-// frequency and length, and of equal points the frontier kept the smaller
-// rowid, the tie's winner.
+// phrase's weakest term, alone at its x on that term's frontier). If it
+// scores the session's whole bound, it is the session's best: nothing
+// scores better than the bound, and a document d scoring as well reaches
+// every phrase's part of the bound, so for that term x at least the bound
+// (it holds the term at least as often as the phrase): its own point, or
+// one beating it, is also best on that frontier, and being alone there,
+// that point is the probe's: d has the probe's frequency and length, and
+// of equal points the frontier kept the smaller rowid, the tie's winner.
 func (r *impactRanking) probeBest(ctx context.Context, q querier, c sessionBound) (winner, bool, error) {
 	var text string
 	if err := q.QueryRowContext(ctx, `SELECT text FROM persisted_docs WHERE doc_id = ?`, c.probe).Scan(&text); err != nil {
@@ -910,10 +908,7 @@ func (r *impactRanking) scoreHits(ctx context.Context, q querier, key int64) (wi
 		for ; k < len(r.hit) && r.hit[k].id == id; k++ {
 			r.freqs[r.hit[k].phrase] = r.hit[k].f
 		}
-		s := r.plan.score(r.freqs, dl)
-		if best.docID == 0 || s < best.score || (s == best.score && id < best.docID) {
-			best = winner{docID: id, score: s}
-		}
+		best.consider(id, r.plan.score(r.freqs, dl))
 	}
 	return best, true, nil
 }
@@ -932,16 +927,15 @@ func (r *impactRanking) scoreDocs(ctx context.Context, q querier, ids []int64) (
 		if err := q.QueryRowContext(ctx, `SELECT text FROM persisted_docs WHERE doc_id = ?`, id).Scan(&text); err != nil {
 			return winner{}, err
 		}
-		r.consider(&best, id, text)
+		best.consider(id, r.plan.scoreText(text, &r.scr, r.freqs))
 	}
 	return best, nil
 }
 
-// consider makes document id, of the given text, best if it scores
-// better, or as well and sorts first (a smaller rowid in a session is a
-// shorter document, or as long and later).
-func (r *impactRanking) consider(best *winner, id int64, text string) {
-	s := r.plan.scoreText(text, &r.scr, r.freqs)
+// consider makes document id, of score s, the best if it scores better,
+// or as well and sorts first (a smaller rowid in a session is a shorter
+// document, or as long and later).
+func (best *winner) consider(id int64, s float64) {
 	if best.docID == 0 || s < best.score || (s == best.score && id < best.docID) {
 		*best = winner{docID: id, score: s}
 	}
@@ -973,7 +967,7 @@ func (r *impactRanking) refine(ctx context.Context, q querier, key int64) (winne
 		if err := rows.Scan(&id, &text); err != nil {
 			return winner{}, err
 		}
-		r.consider(&best, id, text)
+		best.consider(id, r.plan.scoreText(text, &r.scr, r.freqs))
 	}
 	return best, rows.Err()
 }

@@ -380,7 +380,7 @@ func phraseCounts(t *testing.T, f *fixture) (stored, counted map[string]phraseSt
 			if err := rows.Scan(&id, &text); err != nil {
 				t.Fatal(err)
 			}
-			toks := searchtext.Tokens(nil, searchtext.Segment(text).Text)
+			toks := textTokens(nil, text)
 			st.DF++
 			st.Sessions[id>>docBits] = append(st.Sessions[id>>docBits], phraseHit{id: id, f: countPhrase(toks, strings.Fields(key)), dl: int32(len(toks))})
 		}
@@ -648,7 +648,6 @@ func TestASummaryCutToAnOlderVocabulary(t *testing.T) {
 		for i, term := range terms {
 			v.ids[term] = int64(i + 1)
 			v.byID = append(v.byID, term)
-			v.maxID = int64(i + 1)
 		}
 		return v
 	}

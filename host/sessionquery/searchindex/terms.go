@@ -13,8 +13,8 @@ import (
 )
 
 // Term summaries: for every common term (a tracked term, see
-// defaultTrackMin) and every persisted session holding it, how many of the session's
-// documents hold the term and the frontier of those documents under
+// defaultTrackMin) and every persisted session holding it, how many of the
+// session's documents hold the term and the frontier of those documents under
 // bm25: the documents no other one beats on both term frequency (higher
 // is better) and length in tokens (shorter is better). bm25 grows with
 // the frequency and shrinks with the length whatever the corpus
@@ -110,22 +110,23 @@ func (st *sessionTerms) find(term string) (int, bool) {
 // summarize tokenizes rows' forms (whose locals are set) and builds their
 // entries: one map lookup per token, the frequencies counted per document
 // as its tokens go by. count, when not nil, is told every term and its
-// entry (how many of the rows hold it). With tracked not nil, only the entries of its
-// terms are kept: a session's summary has an entry for each of its
-// thousands of terms, and those of the logs read ahead of the writer
-// would be most of a build's memory.
+// entry (how many of the rows hold it). With tracked not nil, only the
+// entries of its terms are kept: a session's summary has an entry for each
+// of its thousands of terms, and those of the logs read ahead of the
+// writer would be most of a build's memory.
 func summarize(rows []docRow, tracked *trackedTerms, count func(terms []string, entries []termEntry)) *sessionTerms {
 	sc := summaryScratches.Get().(*summaryScratch)
-	defer sc.release()
 	index := sc.index
 	terms, entries := sc.terms[:0], sc.entries[:0]
 	toks := sc.toks[:0]
 	// Per entry: the last document that held the term and its frequency
 	// there, added to the entry when the document is done.
 	lastDoc, tf := sc.lastDoc[:0], sc.tf[:0]
-	touched := sc.touched[:0]
+	touched, order := sc.touched[:0], sc.order[:0]
 	defer func() {
-		sc.terms, sc.entries, sc.toks, sc.lastDoc, sc.tf, sc.touched = terms, entries, toks, lastDoc, tf, touched
+		sc.terms, sc.entries, sc.toks = terms, entries, toks
+		sc.lastDoc, sc.tf, sc.touched, sc.order = lastDoc, tf, touched, order
+		sc.release()
 	}()
 	for d := range rows {
 		toks = searchtext.Tokens(toks[:0], rows[d].form)
@@ -155,8 +156,6 @@ func summarize(rows []docRow, tracked *trackedTerms, count func(terms []string, 
 			entries[i].add(termPoint{tf: tf[i], dl: dl, local: rows[d].local})
 		}
 	}
-	order := sc.order[:0]
-	defer func() { sc.order = order }()
 	size, npoints := 0, 0
 	if count != nil {
 		count(terms, entries)
@@ -341,6 +340,12 @@ func (sc *summaryScratch) release() {
 	clear(sc.terms)
 	clear(sc.toks[:cap(sc.toks)])
 	summaryScratches.Put(sc)
+}
+
+// textTokens appends the tokens of a document's stored text (indexed as
+// its searchtext form) to dst.
+func textTokens(dst []searchtext.Token, text string) []searchtext.Token {
+	return searchtext.Tokens(dst, searchtext.Segment(text).Text)
 }
 
 // termScratch is reusable memory for tokenizing.

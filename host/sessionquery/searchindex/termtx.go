@@ -26,17 +26,24 @@ type trackedTerms struct {
 	version int64
 	ids     map[string]int64
 	byID    []string // the terms in id order
-	maxID   int64
 }
 
-// extends reports whether vocabulary t is old plus terms tracked since
-// (not, say, the vocabulary of an index rebuilt meanwhile), once per old
-// vocabulary in a transaction.
+// maxID is the vocabulary's largest term id (0 when it is empty).
+func (t *trackedTerms) maxID() int64 {
+	if len(t.byID) == 0 {
+		return 0
+	}
+	return t.ids[t.byID[len(t.byID)-1]]
+}
+
+// extends reports whether the transaction's vocabulary is old plus terms
+// tracked since (not, say, the vocabulary of an index rebuilt meanwhile),
+// working it out once per old vocabulary in a transaction.
 func (tx *termTx) extends(old *trackedTerms) bool {
 	if ok, known := tx.extended[old]; known {
 		return ok
 	}
-	ok := old.maxID <= tx.tracked.maxID
+	ok := old.maxID() <= tx.tracked.maxID()
 	for term, id := range old.ids {
 		if !ok {
 			break
@@ -52,8 +59,8 @@ func (tx *termTx) extends(old *trackedTerms) bool {
 
 // since returns the terms tracked after vocabulary old was read.
 func (t *trackedTerms) since(old *trackedTerms) []string {
-	i := len(t.byID)
-	for i > 0 && t.ids[t.byID[i-1]] > old.maxID {
+	i, last := len(t.byID), old.maxID()
+	for i > 0 && t.ids[t.byID[i-1]] > last {
 		i--
 	}
 	return t.byID[i:]
@@ -83,7 +90,6 @@ func loadTracked(ctx context.Context, q querier, cached *trackedTerms) (*tracked
 		}
 		t.ids[term] = id
 		t.byID = append(t.byID, term)
-		t.maxID = id
 	}
 	return t, rows.Err()
 }
