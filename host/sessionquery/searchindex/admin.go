@@ -227,6 +227,9 @@ func (ix *Index) finishBuild(ctx context.Context, journalMode string) error {
 		return err
 	}
 	defer ix.queue.release()
+	if err := ix.db.forWrites(ctx); err != nil {
+		return err
+	}
 	sessions, err := catalogSessions(ctx, ix.db.conn)
 	if err != nil {
 		return err
@@ -275,10 +278,9 @@ func (ix *Index) swapIn(ctx context.Context, tmp string) error {
 		NewRestore(srcURI string) (*sqlite.Backup, error)
 	}
 	ctx = context.WithoutCancel(ctx) // a started copy runs to its end
-	if err := ix.db.mapPages(ctx, false); err != nil {
+	if err := ix.db.forWrites(ctx); err != nil {
 		return err
 	}
-	defer ix.db.mapPages(ctx, true)
 	err := ix.db.conn.Raw(func(dc any) error {
 		r, ok := dc.(restorer)
 		if !ok {

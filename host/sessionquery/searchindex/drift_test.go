@@ -439,12 +439,12 @@ func runWriteAndExit() error {
 	return c.Close()
 }
 
-// TestARebuildThatShrinksTheFileKeepsOtherReadersWorking: readers map the
-// index file (see mapPages); a rebuild after most logs were deleted copies
-// a much smaller index over it, and SQLite shrinks the file. Another index
-// on the same file, which mapped the larger one and searched it before,
-// must go on searching (a read past the new end of a stale map would kill
-// the process with SIGBUS), and see the smaller index.
+// TestARebuildThatShrinksTheFileKeepsOtherReadersWorking: a rebuild after
+// most logs were deleted copies a much smaller index over the file, and
+// SQLite shrinks it. Another index on the same file, which searched the
+// larger one before, must go on searching and see the smaller index (were
+// the file memory-mapped, a read past the new end of a stale map would
+// kill the process with SIGBUS).
 func TestARebuildThatShrinksTheFileKeepsOtherReadersWorking(t *testing.T) {
 	f := newFixture(t)
 	const n = 120
