@@ -156,7 +156,7 @@ func (ix *Index) buildBeside(ctx context.Context, progress func(done, total int)
 	// to the configured journal mode once complete.
 	cfg := ix.cfg
 	cfg.Path, cfg.OpenAt, cfg.JournalMode = tmp, OpenAtFirstSearch, "truncate"
-	cfg.pageSize, cfg.vacuumable = filePageSize(ix.cfg.Path), true
+	cfg.pageSize, cfg.private = filePageSize(ix.cfg.Path), true
 	fresh, err := New(cfg, ix.svc, Options{Log: ix.log, Notice: ix.notice})
 	if err != nil {
 		return tmp, err
@@ -213,7 +213,7 @@ func (ix *Index) buildUnsynced(ctx context.Context) error {
 //
 // The merge frees the pages of the segments it merged (on the tiny preset
 // 55 MiB of 647); the private file is made with incremental auto-vacuum
-// (Config.vacuumable) so that they are given back here and not copied
+// (Config.private) so that they are given back here and not copied
 // into the live file, which then carries the same setting (nothing runs
 // its vacuum: a live index never shrinks its own file, see moved).
 //
@@ -227,9 +227,6 @@ func (ix *Index) finishBuild(ctx context.Context, journalMode string) error {
 		return err
 	}
 	defer ix.queue.release()
-	if err := ix.db.forWrites(ctx); err != nil {
-		return err
-	}
 	sessions, err := catalogSessions(ctx, ix.db.conn)
 	if err != nil {
 		return err
@@ -278,9 +275,6 @@ func (ix *Index) swapIn(ctx context.Context, tmp string) error {
 		NewRestore(srcURI string) (*sqlite.Backup, error)
 	}
 	ctx = context.WithoutCancel(ctx) // a started copy runs to its end
-	if err := ix.db.forWrites(ctx); err != nil {
-		return err
-	}
 	err := ix.db.conn.Raw(func(dc any) error {
 		r, ok := dc.(restorer)
 		if !ok {

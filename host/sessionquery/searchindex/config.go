@@ -108,9 +108,10 @@ type Config struct {
 	// pageSize is the page size a new file gets (0: newPageSize); a
 	// rebuild's file takes the live one's, which the copy needs.
 	pageSize int
-	// vacuumable makes a new file with incremental auto-vacuum (a
-	// rebuild's private file, see finishBuild).
-	vacuumable bool
+	// private is a rebuild's file, which no other process reads until it
+	// is complete: it is made with incremental auto-vacuum (see
+	// finishBuild) and keeps a large page cache (see cacheSmall).
+	private bool
 }
 
 // DefaultConfig returns the documented defaults for path.

@@ -61,7 +61,7 @@
 // operation and reopened (and if need be rebuilt; a deleted file with a
 // notice); SQLite corruption errors discard a file of ours, with a notice,
 // so the next operation rebuilds it. Pages are read, never memory-mapped
-// (see readCache): a file truncated by hand while an operation reads it
+// (see cacheSmall): a file truncated by hand while an operation reads it
 // fails that operation as a damaged file would, rather than ending the
 // process with SIGBUS.
 //

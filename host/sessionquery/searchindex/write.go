@@ -162,9 +162,6 @@ func (ix *Index) commit(ctx context.Context, b *batch) (commitResult, error) {
 	if b.touchesMain() {
 		begin = `BEGIN IMMEDIATE`
 	}
-	if err := db.forWrites(ctx); err != nil {
-		return res, err
-	}
 	if _, err := db.conn.ExecContext(ctx, begin); err != nil {
 		return res, err
 	}
