@@ -5,7 +5,7 @@ import (
 	"container/heap"
 	"context"
 	"database/sql"
-	"errors"
+	"encoding/json"
 	"math"
 	"slices"
 	"sort"
@@ -183,6 +183,8 @@ type impactRanking struct {
 	known *knownMatches
 	hit   []phraseMatch // scratch of scoreHits
 	read  []phraseHit
+	// probeTexts are probe documents' texts read ahead (see readProbes).
+	probeTexts map[int64]string
 }
 
 // knownMatches are the matches of a query whose every phrase is rare or
@@ -835,19 +837,82 @@ func compareScoreLength(a, b winner) int {
 // that point is the probe's: d has the probe's frequency and length, and
 // of equal points the frontier kept the smaller rowid, the tie's winner.
 func (r *impactRanking) probeBest(ctx context.Context, q querier, c sessionBound) (winner, bool, error) {
-	var text string
-	if err := q.QueryRowContext(ctx, `SELECT text FROM persisted_docs WHERE doc_id = ?`, c.probe).Scan(&text); err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
+	text, ok := r.probeTexts[c.probe]
+	if !ok {
+		if err := r.readProbes(ctx, q, c); err != nil {
+			return winner{}, false, err
+		}
+		if text, ok = r.probeTexts[c.probe]; !ok {
 			return winner{}, false, nil
 		}
-		return winner{}, false, err
 	}
+	delete(r.probeTexts, c.probe)
 	s := r.plan.scoreText(text, &r.scr, r.freqs)
 	if s != c.bound {
 		return winner{}, false, nil
 	}
 	return winner{docID: c.probe, score: s}, true, nil
 }
+
+// readProbes reads the text of c's probe document and, in the same query,
+// those of the candidates still to be made exact that are tied with c:
+// each of them is looked at before the ranking can stop (see top), and
+// when summaries tie a phrase's bounds across many sessions (hundreds for
+// "failing test" on the large preset), one query for them all costs a
+// fraction of one each. The candidates tied with c are the heap's top: a
+// node bounded worse than c roots no tie. Only candidates that go
+// straight to probeBest are read ahead, and at most probeBatch of them.
+func (r *impactRanking) readProbes(ctx context.Context, q querier, c sessionBound) error {
+	ids := []int64{c.probe}
+	var visit func(i int)
+	visit = func(i int) {
+		if i >= len(r.cands) || len(ids) >= probeBatch || r.cands[i].bound != c.bound {
+			return
+		}
+		if o := r.cands[i]; o.probe != 0 && r.known == nil && len(r.rare[o.key]) == 0 {
+			ids = append(ids, o.probe)
+		}
+		visit(2*i + 1)
+		visit(2*i + 2)
+	}
+	if !r.single {
+		visit(0)
+	}
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return err
+	}
+	rows, err := q.QueryContext(ctx, `SELECT doc_id, text FROM persisted_docs WHERE doc_id IN (SELECT value FROM json_each(?))`, string(list))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if r.probeTexts == nil {
+		r.probeTexts = map[int64]string{}
+	}
+	held := 0
+	for rows.Next() {
+		var id int64
+		var text sql.RawBytes
+		if err := rows.Scan(&id, &text); err != nil {
+			return err
+		}
+		// A few large documents could hold much memory until probed; the
+		// ones past probeBytes are read again when their turn comes.
+		if id == c.probe || held+len(text) <= probeBytes {
+			r.probeTexts[id] = string(text)
+			held += len(text)
+		}
+	}
+	return rows.Err()
+}
+
+// probeBatch and probeBytes bound what readProbes reads ahead (variables
+// for tests).
+var (
+	probeBatch = 256
+	probeBytes = 1 << 20
+)
 
 // rareBest scores the session's matches of the query's rare phrases,
 // which rareBounds read. Every other document of the session holds only

@@ -125,6 +125,32 @@ func TestImpactRankingEqualsFTS5Ranking(t *testing.T) {
 	}
 }
 
+// TestProbesReadAheadWithinTheirBounds ranks phrases whose bounds tie
+// across many sessions (the corpus's "alpha beta" documents) with the
+// probes read ahead in one batch, in batches of two, and with room for
+// none but the probe asked for, and compares every page with FTS5's.
+func TestProbesReadAheadWithinTheirBounds(t *testing.T) {
+	f := newFixture(t)
+	f.ix.trackMin = 12
+	impactCorpus(f, 150, 1)
+	defer func(b, n int) { probeBatch, probeBytes = b, n }(probeBatch, probeBytes)
+	for _, bounds := range []struct{ batch, bytes int }{{256, 1 << 20}, {2, 1 << 20}, {256, 1}} {
+		probeBatch, probeBytes = bounds.batch, bounds.bytes
+		for _, q := range []string{"alpha beta", "beta alpha alpha", "session header", "the the"} {
+			req := sessionquery.SessionSearchRequest{Query: q, Limit: intp(5)}
+			f.ix.ftsOnly, f.ix.ranked = false, nil
+			got := pageAll(f, req)
+			if _, ok := f.ix.ranked.persisted.(*impactRanking); !ok {
+				t.Fatalf("%q was not ranked from the summaries", q)
+			}
+			f.ix.ftsOnly, f.ix.ranked = true, nil
+			if want := pageAll(f, req); !reflect.DeepEqual(got, want) {
+				t.Errorf("batch %d, %d bytes, %q: ranked from the summaries:\n%v\nby FTS5:\n%v", bounds.batch, bounds.bytes, q, got, want)
+			}
+		}
+	}
+}
+
 // TestFrontierKeepsExactlyTheUnbeatenPoints checks addPoint against a
 // brute-force Pareto frontier of random points.
 func TestFrontierKeepsExactlyTheUnbeatenPoints(t *testing.T) {
