@@ -110,7 +110,7 @@ type Config struct {
 	pageSize int
 	// private is a rebuild's file, which no other process reads until it
 	// is complete: it is made with incremental auto-vacuum (see
-	// finishBuild) and keeps a large page cache (see cacheSmall).
+	// finishBuild) and keeps a large page cache (see forBulk).
 	private bool
 }
 

@@ -158,6 +158,11 @@ func (ix *Index) commit(ctx context.Context, b *batch) (commitResult, error) {
 	// before it, never half-way through it.
 	ctx = context.WithoutCancel(ctx)
 	db := ix.db
+	if b.full(false) {
+		if err := db.forBulk(ctx); err != nil {
+			return res, err
+		}
+	}
 	begin := `BEGIN`
 	if b.touchesMain() {
 		begin = `BEGIN IMMEDIATE`
