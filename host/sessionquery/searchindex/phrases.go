@@ -282,9 +282,16 @@ func recordedPhrase(ctx context.Context, q querier, tokens []string, docs bool, 
 	if err != nil || !docs {
 		return r, err == nil, err
 	}
+	err = r.readDocs(ctx, q, allowed)
+	return r, err == nil, err
+}
+
+// readDocs reads the record's documents of the sessions allowed admits
+// (all of them when it is nil) into r.hits.
+func (r *phraseRecord) readDocs(ctx context.Context, q querier, allowed map[int64]bool) error {
 	rows, err := q.QueryContext(ctx, `SELECT session_key, docs FROM phrase_sessions WHERE phrase_id = ?`, r.id)
 	if err != nil {
-		return r, false, err
+		return err
 	}
 	defer rows.Close()
 	r.hits = map[int64][]phraseHit{}
@@ -293,7 +300,7 @@ func recordedPhrase(ctx context.Context, q querier, tokens []string, docs bool, 
 		var key int64
 		var buf sql.RawBytes
 		if err := rows.Scan(&key, &buf); err != nil {
-			return r, false, err
+			return err
 		}
 		if allowed != nil && !allowed[key] {
 			continue
@@ -304,11 +311,11 @@ func recordedPhrase(ctx context.Context, q querier, tokens []string, docs bool, 
 		}
 		start := len(arena)
 		if arena, err = decodeHits(buf, key, arena); err != nil {
-			return r, false, err
+			return err
 		}
 		r.hits[key] = arena[start:len(arena):len(arena)]
 	}
-	return r, rows.Err() == nil, rows.Err()
+	return rows.Err()
 }
 
 // recordedHits returns the documents of session key holding recorded

@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -266,8 +267,15 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 	// goroutines while the rare phrases' matches are read.
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	whole, err := wholeRecords(ctx, q, p.phrases, allowed)
+	if err != nil {
+		return nil, err
+	}
 	decodes := make([][]*termDecode, len(p.phrases))
 	for i, ph := range p.phrases {
+		if whole[i] != nil {
+			continue // its record bounds it
+		}
 		for _, id := range distinctTerms(ph) {
 			d, err := p.startDecode(ctx, q, id, allowed, &wg)
 			if err != nil {
@@ -315,45 +323,59 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 		if ph.ids == nil {
 			continue
 		}
-		c, df, err := ph.trackedBounds(decodes[i])
-		if err != nil {
-			return nil, err
-		}
-		// Sessions of thousands of documents are ranked better by FTS5,
-		// unless every match is known (no document is tokenized then).
-		long = long || !single && ph.perSession > refineDocsMax
-		if len(p.phrases) > 1 {
-			if len(ph.ids) > 1 {
-				// Its matches are known without FTS5. A search of some
-				// sessions only (a workspace's) reads theirs at once: a
-				// session holding the phrase's terms apart only is then no
-				// candidate, where there may be many more such than
-				// sessions holding the phrase. A search of every session
-				// looks at a few dozen, and reads each one's as it does.
-				rec, recorded, err := recordedPhrase(ctx, q, ph.tokens, allowed != nil, allowed)
-				if err != nil {
-					return nil, err
-				}
-				if recorded {
-					df, matches = rec.df, nil
-					if rec.hits != nil {
-						c = holding(c, rec.hits)
-					}
-					if known != nil {
-						known.recorded[i], known.ids[i] = rec.hits, rec.id
-					}
-				} else if df, err = phraseMatches(ctx, q, ph.match, matches); err != nil {
-					return nil, err
-				}
-			} else {
-				matches = nil // a tracked term's matches are not read
+		var c []sessionTop
+		if rec := whole[i]; rec != nil {
+			// Its record, read whole, bounds each session exactly.
+			c = rec.tops(p)
+			ph.minDF, ph.perSession = rec.df, float64(rec.df)/float64(max(len(rec.hits), 1))
+			long = long || ph.perSession > refineDocsMax
+			ph.idf, matches = p.idfOf(rec.df), nil
+			if known != nil {
+				known.recorded[i], known.ids[i] = rec.hits, rec.id
 			}
-			if known != nil && known.ids[i] == 0 {
-				known = nil
+		} else {
+			var df int64
+			if c, df, err = ph.trackedBounds(decodes[i]); err != nil {
+				return nil, err
 			}
-			ph.idf = p.idfOf(df)
+			// Sessions of thousands of documents are ranked better by FTS5,
+			// unless every match is known (no document is tokenized then).
+			long = long || !single && ph.perSession > refineDocsMax
+			if len(p.phrases) > 1 {
+				if len(ph.ids) > 1 {
+					// Its matches are known without FTS5, but its record is
+					// too large to read whole (see wholeRecords). A search
+					// of some sessions only (a workspace's) reads theirs at
+					// once: a session holding the phrase's terms apart only
+					// is then no candidate, where there may be many more
+					// such than sessions holding the phrase. A search of
+					// every session looks at a few dozen, and reads each
+					// one's as it does.
+					rec, recorded, err := recordedPhrase(ctx, q, ph.tokens, allowed != nil, allowed)
+					if err != nil {
+						return nil, err
+					}
+					if recorded {
+						df, matches = rec.df, nil
+						if rec.hits != nil {
+							c = holding(c, rec.hits)
+						}
+						if known != nil {
+							known.recorded[i], known.ids[i] = rec.hits, rec.id
+						}
+					} else if df, err = phraseMatches(ctx, q, ph.match, matches); err != nil {
+						return nil, err
+					}
+				} else {
+					matches = nil // a tracked term's matches are not read
+				}
+				if known != nil && known.ids[i] == 0 {
+					known = nil
+				}
+				ph.idf = p.idfOf(df)
+			}
 		}
-		if probes == nil && (len(p.phrases) == 1 || len(ph.ids) > 1) {
+		if probes == nil && whole[i] == nil && (len(p.phrases) == 1 || len(ph.ids) > 1) {
 			probes = c // only its keys, documents and alone are read, which scaling keeps
 		}
 		if !single {
@@ -653,6 +675,59 @@ func weakest(a, b []sessionTop) []sessionTop {
 		}
 		if b[j].x <= t.x {
 			t = b[j]
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// wholeRecords reads whole the records of a query's recorded phrases of
+// several tracked terms, when the query has other phrases too (an
+// identifier's parts beside its whole) and a record holds at most
+// wholeRecordMax documents; nil for every other phrase. Such a record
+// bounds each session exactly (see phraseRecord.tops) and costs a few
+// KiB to read (~5 KiB for the large preset's "parse workspace manifest",
+// 922 documents), where bounding the phrase from its terms' summaries
+// reads and decodes each term's (~220 KiB each there).
+func wholeRecords(ctx context.Context, q querier, phrases []impactPhrase, allowed map[int64]bool) ([]*phraseRecord, error) {
+	whole := make([]*phraseRecord, len(phrases))
+	if len(phrases) < 2 {
+		return whole, nil
+	}
+	for i, ph := range phrases {
+		if len(ph.ids) < 2 {
+			continue
+		}
+		rec, recorded, err := recordedPhrase(ctx, q, ph.tokens, false, nil)
+		if err != nil {
+			return nil, err
+		}
+		if !recorded || rec.df > wholeRecordMax {
+			continue
+		}
+		if err := rec.readDocs(ctx, q, allowed); err != nil {
+			return nil, err
+		}
+		whole[i] = &rec
+	}
+	return whole, nil
+}
+
+// wholeRecordMax is the most documents a record read whole may hold (a
+// variable for tests): ~6 bytes each, so a record of this many is about
+// the size of one common term's summaries.
+var wholeRecordMax int64 = 1 << 16
+
+// tops is each session's best x for the phrase, from its record, in key
+// order. It names no document: probeBest's reasoning holds for a term's
+// frontier, and a query whose matches are all known has its sessions made
+// exact from them (scoreHits).
+func (r *phraseRecord) tops(p *impactPlan) []sessionTop {
+	out := make([]sessionTop, 0, len(r.hits))
+	for _, key := range slices.Sorted(maps.Keys(r.hits)) {
+		t := sessionTop{key: key, x: math.Inf(-1)}
+		for _, h := range r.hits[key] {
+			t.x = max(t.x, p.x(h.f, h.dl))
 		}
 		out = append(out, t)
 	}
