@@ -198,10 +198,12 @@ type knownMatches struct {
 	rare     []map[int64][]rareHit
 }
 
-// rareHit is a rare phrase's match and FTS5's score of it.
+// rareHit is a rare phrase's match and FTS5's score of it, with its
+// length when that is known (see countedBounds; else 0).
 type rareHit struct {
 	id    int64
 	score float64
+	dl    int32
 }
 
 // A session is made exact one FTS5 query each until those queries have
@@ -308,7 +310,10 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 			scored = map[int64][]rareHit{}
 			known.rare[i] = scored
 		}
-		c, df, err := rareBounds(ctx, q, ph.match, allowed, rare, scored)
+		c, df, counted, err := p.countedBounds(ctx, q, ph.tokens, whole, allowed, rare, scored)
+		if err == nil && !counted {
+			c, df, err = rareBounds(ctx, q, ph.match, allowed, rare, scored)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -773,10 +778,86 @@ func rareBounds(ctx context.Context, q querier, match string, allowed map[int64]
 			matches[key] = append(matches[key], id)
 		}
 		if scored != nil {
-			scored[key] = append(scored[key], rareHit{id, score})
+			scored[key] = append(scored[key], rareHit{id: id, score: score})
 		}
 	}
 	return out, df, rows.Err()
+}
+
+// countedBounds is rareBounds for a rare phrase of one term whose every
+// match has its length in a record read whole (see wholeRecords): an
+// identifier's whole beside its recorded parts, which every document
+// holding the whole holds. The matches and their frequencies come from
+// the index's vocabulary and are scored here, with FTS5's formula (bm25),
+// where FTS5 scoring them reads each one's length from its docsize table,
+// a page each: ~5 ms of the large preset's identifier search, where the
+// vocabulary takes under one. false, and nothing added to matches or
+// scored, when the phrase is not such or a match's length is unknown.
+func (p *impactPlan) countedBounds(ctx context.Context, q querier, tokens []string, whole []*phraseRecord, allowed map[int64]bool, matches map[int64][]int64, scored map[int64][]rareHit) ([]sessionTop, int64, bool, error) {
+	var records []*phraseRecord
+	for _, rec := range whole {
+		if rec != nil {
+			records = append(records, rec)
+		}
+	}
+	if len(tokens) != 1 || len(records) == 0 {
+		return nil, 0, false, nil
+	}
+	rows, err := q.QueryContext(ctx, `SELECT doc, count(*) FROM temp.persisted_vocab_instance WHERE term = ? GROUP BY doc ORDER BY doc`, tokens[0])
+	if err != nil {
+		return nil, 0, false, err
+	}
+	defer rows.Close()
+	var df int64
+	var hits []phraseHit // the allowed matches, with their frequencies and lengths
+	for rows.Next() {
+		var h phraseHit
+		if err := rows.Scan(&h.id, &h.f); err != nil {
+			return nil, 0, false, err
+		}
+		df++
+		if allowed != nil && !allowed[h.id>>docBits] {
+			continue
+		}
+		if h.dl = recordedLength(records, h.id); h.dl == 0 {
+			return nil, 0, false, rows.Err()
+		}
+		hits = append(hits, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, false, err
+	}
+	stats := bm25Stats{rows: p.rows, tokens: p.tokens, hits: df}
+	var out []sessionTop
+	for _, h := range hits {
+		key := h.id >> docBits
+		score := bm25(float64(h.f), float64(h.dl), stats)
+		switch n := len(out); {
+		case n == 0 || out[n-1].key != key:
+			out = append(out, sessionTop{key: key, x: -score})
+		case -score > out[n-1].x:
+			out[n-1].x = -score
+		}
+		if matches != nil {
+			matches[key] = append(matches[key], h.id)
+		}
+		if scored != nil {
+			scored[key] = append(scored[key], rareHit{id: h.id, score: score, dl: h.dl})
+		}
+	}
+	return out, df, true, nil
+}
+
+// recordedLength is the length of document id as one of records holds it
+// (0 when none does).
+func recordedLength(records []*phraseRecord, id int64) int32 {
+	for _, rec := range records {
+		hits := rec.hits[id>>docBits]
+		if i, ok := slices.BinarySearchFunc(hits, phraseHit{id: id}, compareHits); ok {
+			return hits[i].dl
+		}
+	}
+	return 0
 }
 
 // phraseMatches counts a phrase's matches (its document frequency, for
@@ -1028,11 +1109,14 @@ func (r *impactRanking) scoreHits(ctx context.Context, q querier, key int64) (wi
 	for i, h := range r.known.rare {
 		s := bm25Stats{rows: r.plan.rows, tokens: r.plan.tokens, hits: r.plan.phrases[i].minDF}
 		for _, x := range h[key] {
-			var sz []byte
-			if err := q.QueryRowContext(ctx, `SELECT sz FROM persisted_fts_docsize WHERE id = ?`, x.id).Scan(&sz); err != nil {
-				return winner{}, false, err
+			dl := x.dl
+			if dl == 0 {
+				var sz []byte
+				if err := q.QueryRowContext(ctx, `SELECT sz FROM persisted_fts_docsize WHERE id = ?`, x.id).Scan(&sz); err != nil {
+					return winner{}, false, err
+				}
+				dl = int32(docTokens(sz))
 			}
-			dl := int32(docTokens(sz))
 			f, ok := exactFreq(x.score, dl, s)
 			if !ok {
 				return winner{}, false, nil

@@ -586,6 +586,91 @@ func TestARareMatchIsBestOnlyWhenNothingElseCanBeatIt(t *testing.T) {
 	}
 }
 
+// TestARareWholeIsScoredFromTheVocabulary ranks an identifier whose whole
+// is rare and whose parts phrase is recorded: the whole's matches, each
+// with its own frequency and length, are read from the index's vocabulary
+// and scored here (countedBounds), and they compete with documents
+// holding the parts only. The bounds, matches and scores must be FTS5's
+// own (rareBounds) to the last bit, and every page must equal FTS5's,
+// everywhere and in one workspace.
+func TestARareWholeIsScoredFromTheVocabulary(t *testing.T) {
+	f := newTrackedPartsFixture(t)
+	filler := strings.Fields("gamma delta epsilon zeta eta theta")
+	for i := range 8 { // 10 documents hold the whole, fewer than trackMin
+		whole := strings.Repeat("alphaBeta ", 1+i%3) + strings.Join(filler[:i%len(filler)], " ")
+		parts := strings.Repeat("alpha beta ", 1+(i*7)%4) + strings.Join(filler[:(i*5)%len(filler)], " ")
+		h := hdr(fmt.Sprintf("w%02d", i), int64(30+i))
+		if i%3 == 0 {
+			h.Cwd = session.Ptr("/other")
+		}
+		msgs := []string{whole, parts, "gamma"}
+		if i%4 == 1 { // a second, weaker match of the whole
+			msgs = append(msgs, "alphaBeta "+strings.Join(filler, " "))
+		}
+		f.persist(h, texts(msgs...))
+	}
+	for _, sf := range [][]sessionquery.SessionFilter{nil, {{Kind: "cwd", NullableValues: nullable(strp("/w"))}}} {
+		req := sessionquery.SessionSearchRequest{Query: "alphaBeta", Limit: intp(3), SessionFilters: sf}
+		f.ix.ftsOnly, f.ix.ranked = false, nil
+		got := pageAll(f, req)
+		r, ok := f.ix.ranked.persisted.(*impactRanking)
+		if !ok || r.known == nil || !countedMatches(r.known) {
+			t.Fatalf("filters %v: the rare whole's matches were not scored from the vocabulary", sf)
+		}
+		f.ix.ftsOnly, f.ix.ranked = true, nil
+		if want := pageAll(f, req); !reflect.DeepEqual(got, want) {
+			t.Errorf("filters %v: ranked from the summaries:\n%v\nby FTS5:\n%v", sf, got, want)
+		}
+	}
+	ctx := context.Background()
+	p, err := planImpact(ctx, f.ix.db, quoteFTS("alphaBeta"))
+	if err != nil || p == nil {
+		t.Fatalf("plan: %v, %v", p, err)
+	}
+	whole, err := wholeRecords(ctx, f.ix.db, p.phrases, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ph := range p.phrases {
+		if ph.ids != nil {
+			continue
+		}
+		gotMatches, gotScored := map[int64][]int64{}, map[int64][]rareHit{}
+		got, gotDF, counted, err := p.countedBounds(ctx, f.ix.db, ph.tokens, whole, nil, gotMatches, gotScored)
+		if err != nil || !counted {
+			t.Fatalf("%s: counted %v, %v", ph.match, counted, err)
+		}
+		wantMatches, wantScored := map[int64][]int64{}, map[int64][]rareHit{}
+		want, wantDF, err := rareBounds(ctx, f.ix.db, ph.match, nil, wantMatches, wantScored)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, hits := range gotScored {
+			for i := range hits {
+				hits[i].dl = 0 // FTS5 reports no length
+			}
+		}
+		if gotDF != wantDF || !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotMatches, wantMatches) || !reflect.DeepEqual(gotScored, wantScored) {
+			t.Errorf("%s: counted df %d, bounds %v, scores %v;\nFTS5 df %d, bounds %v, scores %v", ph.match, gotDF, got, gotScored, wantDF, want, wantScored)
+		}
+	}
+}
+
+// countedMatches reports whether some rare phrase's matches carry their
+// lengths, as countedBounds reads them.
+func countedMatches(k *knownMatches) bool {
+	for _, bySession := range k.rare {
+		for _, hits := range bySession {
+			for _, h := range hits {
+				if h.dl > 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // newTrackedPartsFixture is an index whose terms alpha and beta are
 // tracked (14 sessions p00…p13 hold them, as the phrase "alpha beta"), so
 // that the identifier alphaBeta is ranked from their summaries.
