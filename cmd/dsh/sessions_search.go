@@ -172,8 +172,6 @@ progress bar on a terminal.`,
 	return cmd
 }
 
-// searchableTypes are the event types whose text the index holds
-// (sessionquery.ExtractText), the values --type accepts.
 // searchMemoryLimit is the soft limit of Go's memory while a search ranks
 // and prints (see collectLittle).
 const searchMemoryLimit = 64 << 20
@@ -182,12 +180,12 @@ const searchMemoryLimit = 64 << 20
 // searchMemoryLimit, until the returned function restores the settings;
 // GOGC or GOMEMLIMIT in the environment keep their say. The search of a
 // brief process, once the index is up to date, allocates a few MB that
-// stay live to its end (the decoded term summaries of the large preset's
-// identifier search: ~4 MB, and ~30 MB of RSS on the tiny preset's 50,000
-// sessions either way) and ran two collections that freed little; without
-// them the identifier and phrase searches take ~8% less time. Catching up
-// with the logs, whose garbage is not bounded by the answer, runs before,
-// with the default settings.
+// stay live to its end (decoded term summaries, candidates: ~4 MB for an
+// identifier of the large preset; ~30 MB of RSS on the tiny preset's
+// 50,000 sessions with or without collections), and the two collections
+// that ran freed little: without them the identifier and phrase searches
+// took ~5% less time. Catching up with the logs, whose garbage is not
+// bounded by the answer, runs before, with the default settings.
 func collectLittle() (restore func()) {
 	percent, limit := -2, int64(-1)
 	if _, set := os.LookupEnv("GOGC"); !set {
@@ -206,6 +204,8 @@ func collectLittle() (restore func()) {
 	}
 }
 
+// searchableTypes are the event types whose text the index holds
+// (sessionquery.ExtractText), the values --type accepts.
 func searchableTypes() []string {
 	return []string{
 		session.TypeUserMessage, session.TypeAssistantMessage, session.TypeToolCall, session.TypeToolResult,

@@ -62,8 +62,7 @@
 // notice); SQLite corruption errors discard a file of ours, with a notice,
 // so the next operation rebuilds it. Pages are read, never memory-mapped
 // (see cacheSmall): a file truncated by hand while an operation reads it
-// fails that operation as a damaged file would, rather than ending the
-// process with SIGBUS.
+// is a read error of that operation, never a SIGBUS that ends the process.
 //
 // # Reconciliation
 //

@@ -415,7 +415,7 @@ func (d *database) configure(ctx context.Context, cfg Config) error {
 // that commits a full batch keeps cacheSpill of pages of either kind from
 // then on (forBulk; with 32 clean pages, building the large preset's index
 // took ~30% longer). Nothing is memory-mapped, so a file truncated
-// underneath a reader is an error, not a SIGBUS.
+// underneath a reader is a read error, not a SIGBUS.
 const (
 	cacheSmall = "-256"   // KiB: 32 pages of 8 KiB
 	cacheSpill = "-32768" // KiB

@@ -764,24 +764,31 @@ func rareBounds(ctx context.Context, q querier, match string, allowed map[int64]
 			return nil, 0, err
 		}
 		df++
-		key := id >> docBits
-		if allowed != nil && !allowed[key] {
+		if allowed != nil && !allowed[id>>docBits] {
 			continue
 		}
-		switch n := len(out); {
-		case n == 0 || out[n-1].key != key:
-			out = append(out, sessionTop{key: key, x: -score})
-		case -score > out[n-1].x:
-			out[n-1].x = -score
-		}
-		if matches != nil {
-			matches[key] = append(matches[key], id)
-		}
-		if scored != nil {
-			scored[key] = append(scored[key], rareHit{id: id, score: score})
-		}
+		out = addRare(out, rareHit{id: id, score: score}, matches, scored)
 	}
 	return out, df, rows.Err()
+}
+
+// addRare adds a rare phrase's match (the next in rowid order) to its
+// session's bound in out, and to matches and scored when they are not nil.
+func addRare(out []sessionTop, h rareHit, matches map[int64][]int64, scored map[int64][]rareHit) []sessionTop {
+	key := h.id >> docBits
+	switch n := len(out); {
+	case n == 0 || out[n-1].key != key:
+		out = append(out, sessionTop{key: key, x: -h.score})
+	case -h.score > out[n-1].x:
+		out[n-1].x = -h.score
+	}
+	if matches != nil {
+		matches[key] = append(matches[key], h.id)
+	}
+	if scored != nil {
+		scored[key] = append(scored[key], h)
+	}
+	return out
 }
 
 // countedBounds is rareBounds for a rare phrase of one term whose every
@@ -830,20 +837,7 @@ func (p *impactPlan) countedBounds(ctx context.Context, q querier, tokens []stri
 	stats := bm25Stats{rows: p.rows, tokens: p.tokens, hits: df}
 	var out []sessionTop
 	for _, h := range hits {
-		key := h.id >> docBits
-		score := bm25(float64(h.f), float64(h.dl), stats)
-		switch n := len(out); {
-		case n == 0 || out[n-1].key != key:
-			out = append(out, sessionTop{key: key, x: -score})
-		case -score > out[n-1].x:
-			out[n-1].x = -score
-		}
-		if matches != nil {
-			matches[key] = append(matches[key], h.id)
-		}
-		if scored != nil {
-			scored[key] = append(scored[key], rareHit{id: h.id, score: score, dl: h.dl})
-		}
+		out = addRare(out, rareHit{id: h.id, score: bm25(float64(h.f), float64(h.dl), stats), dl: h.dl}, matches, scored)
 	}
 	return out, df, true, nil
 }
