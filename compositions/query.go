@@ -55,7 +55,7 @@ func mountQuery(ctx context.Context, cfg *config.Config, live *session.Registry,
 // mountQuery provides the session-query service over this process's live
 // sessions and the JSONL store, with its search index.
 func (r *Runtime) mountQuery(ctx context.Context) error {
-	t, err := mountQuery(ctx, r.Config, r.Sessions, r.Store, "", searchindex.Options{Log: r.Log})
+	t, err := mountQuery(ctx, r.Config, r.Sessions, r.Store, "", searchindex.Options{Log: r.Log, Resident: true})
 	if err != nil {
 		return err
 	}

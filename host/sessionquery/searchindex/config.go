@@ -110,8 +110,10 @@ type Config struct {
 	pageSize int
 	// private is a rebuild's file, which no other process reads until it
 	// is complete: it is made with incremental auto-vacuum (see
-	// finishBuild) and keeps a large page cache (see forBulk).
+	// finishBuild) and keeps a large page cache (see growCache).
 	private bool
+	// resident is Options.Resident.
+	resident bool
 }
 
 // DefaultConfig returns the documented defaults for path.

@@ -75,6 +75,11 @@ type Options struct {
 	// Notice receives one-line messages meant for the user, such as the
 	// rebuild of an index built by another dsh version (nil: Log).
 	Notice func(msg string)
+	// Resident says the process ranks many searches over its life (an
+	// editor's agent, the terminal UI): its page cache keeps what it
+	// reads, up to 32 MiB, where a brief command's recycles a few pages
+	// (see cacheSmall).
+	Resident bool
 }
 
 // New validates cfg and returns an index serving svc's live sessions and
@@ -85,6 +90,7 @@ func New(cfg Config, svc *sessionquery.Service, opts Options) (*Index, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	cfg.resident = opts.Resident
 	if svc == nil {
 		return nil, invalidConfig("a session-query service is required")
 	}

@@ -461,3 +461,33 @@ func TestOneLookReconcilesOnce(t *testing.T) {
 		t.Errorf("after the file was deleted, under the same OneLook: %v", got)
 	}
 }
+
+// TestAResidentIndexKeepsThePagesItReads: a brief command's index reads
+// through a page cache of a few pages, a resident process's (an editor's
+// agent, the terminal UI) keeps up to 32 MiB (see cacheSmall).
+func TestAResidentIndexKeepsThePagesItReads(t *testing.T) {
+	f := newFixture(t)
+	f.persist(hdr("a", 1), texts("alpha beta"))
+	resident, err := New(f.cfg, f.svc, Options{Resident: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = resident.Close() })
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		ix   *Index
+		want string
+	}{{"brief", f.ix, cacheSmall}, {"resident", resident, cacheSpill}} {
+		if _, err := c.ix.SearchSessions(ctx, sessionquery.SessionSearchRequest{Query: "alpha"}); err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		if err := c.ix.db.conn.QueryRowContext(ctx, `PRAGMA cache_size`).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != c.want {
+			t.Errorf("%s: cache_size %s, want %s", c.name, got, c.want)
+		}
+	}
+}

@@ -159,7 +159,7 @@ func (ix *Index) commit(ctx context.Context, b *batch) (commitResult, error) {
 	ctx = context.WithoutCancel(ctx)
 	db := ix.db
 	if b.full(false) {
-		if err := db.forBulk(ctx); err != nil {
+		if err := db.growCache(ctx); err != nil {
 			return res, err
 		}
 	}
