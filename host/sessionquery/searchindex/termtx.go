@@ -123,7 +123,7 @@ type blockEdit struct {
 // edits are collected per block and written by flush, before the FTS
 // operations (see txWriter).
 type termTx struct {
-	c       *sql.Conn
+	c       querier // the write statements' cache (see cached)
 	tracked *trackedTerms
 	// extended memoizes extends.
 	extended map[*trackedTerms]bool
@@ -493,7 +493,7 @@ func (ix *Index) termTx(ctx context.Context) (*termTx, error) {
 		return nil, err
 	}
 	ix.phrases = phrases
-	return &termTx{c: ix.db.conn, tracked: tracked, bulk: ix.bulk, phrases: phrases,
+	return &termTx{c: cached{d: ix.db, write: true}, tracked: tracked, bulk: ix.bulk, phrases: phrases,
 		phraseDocs: map[phraseSession]*phraseDocs{}, phraseDF: map[int]int64{}}, nil
 }
 

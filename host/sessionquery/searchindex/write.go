@@ -386,22 +386,9 @@ type ftsOp struct {
 
 func newTxWriter(d *database) *txWriter { return &txWriter{c: d.conn, db: d} }
 
-// stmt returns the writer's prepared statement for query. Writes reuse
-// their statements across transactions (a build commits hundreds), in a
-// cache of their own so that they never evict the searches'.
+// stmt returns the writer's prepared statement for query (see writeStmt).
 func (w *txWriter) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
-	if st, ok := w.db.writes[query]; ok {
-		return st, nil
-	}
-	st, err := w.c.PrepareContext(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	if w.db.writes == nil {
-		w.db.writes = map[string]*sql.Stmt{}
-	}
-	w.db.writes[query] = st
-	return st, nil
+	return w.db.writeStmt(ctx, query)
 }
 
 // upsertPersisted replaces one session's row and documents, keeping its
