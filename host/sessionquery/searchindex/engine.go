@@ -58,6 +58,7 @@ type Index struct {
 	bulk     *bulkTerms     // set when the index was empty at open
 	trackMin int64          // defaultTrackMin; tests lower it
 	ftsOnly  bool           // tests: rank every query with FTS5 (the oracle of the summaries)
+	ahead    readAhead      // defaultReadAhead; tests lower it
 }
 
 // liveRow is what the overlay holds for one live session.
@@ -102,7 +103,7 @@ func New(cfg Config, svc *sessionquery.Service, opts Options) (*Index, error) {
 	if notice == nil {
 		notice = func(msg string) { log.Warn(msg) }
 	}
-	return &Index{cfg: cfg, svc: svc, log: log, notice: notice, ready: make(chan struct{}), live: map[string]liveRow{}, trackMin: defaultTrackMin}, nil
+	return &Index{cfg: cfg, svc: svc, log: log, notice: notice, ready: make(chan struct{}), live: map[string]liveRow{}, trackMin: defaultTrackMin, ahead: defaultReadAhead()}, nil
 }
 
 // Config returns the validated configuration.

@@ -53,6 +53,22 @@ type impactPlan struct {
 	phrases      []impactPhrase
 	avgdl        float64
 	rows, tokens int64
+	ahead        readAhead
+}
+
+// readAhead bounds what a ranking reads before it needs it: a recorded
+// phrase's record read whole (see wholeRecords) and the probe documents
+// of a tie read in one query (see readProbes). Tests lower them.
+type readAhead struct {
+	wholeRecord int64 // the most documents of a record read whole
+	probes      int   // the most probe documents read in one query
+	probeBytes  int   // the most of their text held
+}
+
+// defaultReadAhead: a record of ~6 bytes a document is then about the size
+// of one common term's summaries.
+func defaultReadAhead() readAhead {
+	return readAhead{wholeRecord: 1 << 16, probes: 256, probeBytes: 1 << 20}
 }
 
 // impactPhrase is one phrase of the query.
@@ -269,7 +285,7 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 	// goroutines while the rare phrases' matches are read.
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	whole, err := wholeRecords(ctx, q, p.phrases, allowed)
+	whole, err := wholeRecords(ctx, q, p.phrases, allowed, p.ahead.wholeRecord)
 	if err != nil {
 		return nil, err
 	}
@@ -688,13 +704,13 @@ func weakest(a, b []sessionTop) []sessionTop {
 
 // wholeRecords reads whole the records of a query's recorded phrases of
 // several tracked terms, when the query has other phrases too (an
-// identifier's parts beside its whole) and a record holds at most
-// wholeRecordMax documents; nil for every other phrase. Such a record
-// bounds each session exactly (see phraseRecord.tops) and costs a few
-// KiB to read (~5 KiB for the large preset's "parse workspace manifest",
-// 922 documents), where bounding the phrase from its terms' summaries
-// reads and decodes each term's (~220 KiB each there).
-func wholeRecords(ctx context.Context, q querier, phrases []impactPhrase, allowed map[int64]bool) ([]*phraseRecord, error) {
+// identifier's parts beside its whole) and a record holds no more than most
+// documents; nil for every other phrase. Such a record bounds each
+// session exactly (see phraseRecord.tops) and costs a few KiB to read
+// (~5 KiB for the large preset's "parse workspace manifest", 922
+// documents), where bounding the phrase from its terms' summaries reads
+// and decodes each term's (~220 KiB each there).
+func wholeRecords(ctx context.Context, q querier, phrases []impactPhrase, allowed map[int64]bool, most int64) ([]*phraseRecord, error) {
 	whole := make([]*phraseRecord, len(phrases))
 	if len(phrases) < 2 {
 		return whole, nil
@@ -707,7 +723,7 @@ func wholeRecords(ctx context.Context, q querier, phrases []impactPhrase, allowe
 		if err != nil {
 			return nil, err
 		}
-		if !recorded || rec.df > wholeRecordMax {
+		if !recorded || rec.df > most {
 			continue
 		}
 		if err := rec.readDocs(ctx, q, allowed); err != nil {
@@ -717,11 +733,6 @@ func wholeRecords(ctx context.Context, q querier, phrases []impactPhrase, allowe
 	}
 	return whole, nil
 }
-
-// wholeRecordMax is the most documents a record read whole may hold (a
-// variable for tests): ~6 bytes each, so a record of this many is about
-// the size of one common term's summaries.
-var wholeRecordMax int64 = 1 << 16
 
 // tops is each session's best x for the phrase, from its record, in key
 // order. It names no document: probeBest's reasoning holds for a term's
@@ -1011,12 +1022,12 @@ func (r *impactRanking) probeBest(ctx context.Context, q querier, c sessionBound
 // "failing test" on the large preset), one query for them all costs a
 // fraction of one each. The candidates tied with c are the heap's top: a
 // node bounded worse than c roots no tie. Only candidates that go
-// straight to probeBest are read ahead, and at most probeBatch of them.
+// straight to probeBest are read ahead, within the plan's readAhead.
 func (r *impactRanking) readProbes(ctx context.Context, q querier, c sessionBound) error {
 	ids := []int64{c.probe}
 	var visit func(i int)
 	visit = func(i int) {
-		if i >= len(r.cands) || len(ids) >= probeBatch || r.cands[i].bound != c.bound {
+		if i >= len(r.cands) || len(ids) >= r.plan.ahead.probes || r.cands[i].bound != c.bound {
 			return
 		}
 		if o := r.cands[i]; o.probe != 0 && r.known == nil && len(r.rare[o.key]) == 0 {
@@ -1049,20 +1060,13 @@ func (r *impactRanking) readProbes(ctx context.Context, q querier, c sessionBoun
 		}
 		// A few large documents could hold much memory until probed; the
 		// ones past probeBytes are read again when their turn comes.
-		if id == c.probe || held+len(text) <= probeBytes {
+		if id == c.probe || held+len(text) <= r.plan.ahead.probeBytes {
 			r.probeTexts[id] = string(text)
 			held += len(text)
 		}
 	}
 	return rows.Err()
 }
-
-// probeBatch and probeBytes bound what readProbes reads ahead (variables
-// for tests).
-var (
-	probeBatch = 256
-	probeBytes = 1 << 20
-)
 
 // rareBest scores the session's matches of the query's rare phrases,
 // which rareBounds read. Every other document of the session holds only

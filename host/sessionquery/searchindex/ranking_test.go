@@ -102,10 +102,9 @@ func TestImpactRankingEqualsFTS5Ranking(t *testing.T) {
 	impact := 0
 	// A recorded phrase beside others (an identifier's parts) is bounded
 	// from its record read whole, or from its terms' summaries when the
-	// record is too large (wholeRecordMax).
-	defer func(m int64) { wholeRecordMax = m }(wholeRecordMax)
-	for _, whole := range []int64{wholeRecordMax, -1} {
-		wholeRecordMax = whole
+	// record is too large (readAhead.wholeRecord).
+	for _, whole := range []int64{f.ix.ahead.wholeRecord, -1} {
+		f.ix.ahead.wholeRecord = whole
 		for _, fl := range filters {
 			for _, q := range queries {
 				t.Run(fmt.Sprintf("%s/%s/whole-max-%d", fl.name, q, whole), func(t *testing.T) {
@@ -140,9 +139,8 @@ func TestProbesReadAheadWithinTheirBounds(t *testing.T) {
 	f := newFixture(t)
 	f.ix.trackMin = 12
 	impactCorpus(f, 150, 1)
-	defer func(b, n int) { probeBatch, probeBytes = b, n }(probeBatch, probeBytes)
 	for _, bounds := range []struct{ batch, bytes int }{{256, 1 << 20}, {2, 1 << 20}, {256, 1}} {
-		probeBatch, probeBytes = bounds.batch, bounds.bytes
+		f.ix.ahead.probes, f.ix.ahead.probeBytes = bounds.batch, bounds.bytes
 		for _, q := range []string{"alpha beta", "beta alpha alpha", "session header", "the the"} {
 			req := sessionquery.SessionSearchRequest{Query: q, Limit: intp(5)}
 			f.ix.ftsOnly, f.ix.ranked = false, nil
@@ -627,7 +625,7 @@ func TestARareWholeIsScoredFromTheVocabulary(t *testing.T) {
 	if err != nil || p == nil {
 		t.Fatalf("plan: %v, %v", p, err)
 	}
-	whole, err := wholeRecords(ctx, f.ix.db, p.phrases, nil)
+	whole, err := wholeRecords(ctx, f.ix.db, p.phrases, nil, f.ix.ahead.wholeRecord)
 	if err != nil {
 		t.Fatal(err)
 	}

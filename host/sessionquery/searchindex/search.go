@@ -298,7 +298,7 @@ func (ix *Index) rankSessions(ctx context.Context, tx querier, key rankKey, matc
 	ix.ranked = nil
 	if k == nil || k.key != key {
 		k = &rankedSessions{key: key}
-		if err := k.rank(ctx, tx, match, sp, ep, persistedVisible, ix.ftsOnly); err != nil {
+		if err := k.rank(ctx, tx, match, sp, ep, persistedVisible, ix.ftsOnly, ix.ahead); err != nil {
 			return nil, err
 		}
 	}
@@ -328,7 +328,7 @@ type sessionRanking interface {
 
 // rank ranks the query's persisted sessions and scores its live ones on
 // the same scale.
-func (k *rankedSessions) rank(ctx context.Context, tx querier, match string, sp, ep predicates, persistedVisible, ftsOnly bool) error {
+func (k *rankedSessions) rank(ctx context.Context, tx querier, match string, sp, ep predicates, persistedVisible, ftsOnly bool, ahead readAhead) error {
 	var plan *impactPlan
 	if persistedVisible && ep.count() == 0 && !ftsOnly {
 		var err error
@@ -338,6 +338,7 @@ func (k *rankedSessions) rank(ctx context.Context, tx querier, match string, sp,
 	}
 	var persistedHits *int64
 	if plan != nil {
+		plan.ahead = ahead
 		r, err := plan.rankImpact(ctx, tx, match, sp)
 		if err != nil {
 			return err
