@@ -263,26 +263,21 @@ func (tx *termTx) flushPhrases(ctx context.Context) error {
 }
 
 // phraseRecord is a recorded phrase as a search reads it: its id and
-// document frequency, and when asked for, the documents holding it by
-// session.
+// document frequency, and once readDocs read them, the documents holding
+// it by session.
 type phraseRecord struct {
 	id, df int64
 	hits   map[int64][]phraseHit
 }
 
-// recordedPhrase returns a phrase's record; false when it is not
-// recorded. With docs, the documents of the sessions allowed admits are
-// read (all of them when it is nil); without, only the count.
-func recordedPhrase(ctx context.Context, q querier, tokens []string, docs bool, allowed map[int64]bool) (phraseRecord, bool, error) {
+// recordedPhrase returns a phrase's record, without its documents; false
+// when it is not recorded.
+func recordedPhrase(ctx context.Context, q querier, tokens []string) (phraseRecord, bool, error) {
 	var r phraseRecord
 	err := q.QueryRowContext(ctx, `SELECT id, df FROM phrase_stats WHERE phrase = ?`, phraseKey(tokens)).Scan(&r.id, &r.df)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, false, nil
 	}
-	if err != nil || !docs {
-		return r, err == nil, err
-	}
-	err = r.readDocs(ctx, q, allowed)
 	return r, err == nil, err
 }
 
@@ -344,7 +339,7 @@ func recordedHits(ctx context.Context, q querier, id, key int64, out []phraseHit
 // Each document's frequency of the phrase is recovered from FTS5's score
 // of it (see matchHits).
 func recordPhrase(ctx context.Context, c *sql.Conn, match string, tokens []string) error {
-	if _, ok, err := recordedPhrase(ctx, c, tokens, false, nil); ok || err != nil {
+	if _, ok, err := recordedPhrase(ctx, c, tokens); ok || err != nil {
 		return err
 	}
 	rows, total, err := tableTotals(ctx, c, "persisted_fts_data")

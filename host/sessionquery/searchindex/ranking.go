@@ -57,7 +57,7 @@ type impactPlan struct {
 }
 
 // readAhead bounds what a ranking reads before it needs it: a recorded
-// phrase's record read whole (see wholeRecords) and the probe documents
+// phrase's record read whole (see phraseRecords) and the probe documents
 // of a tie read in one query (see readProbes). Tests lower them.
 type readAhead struct {
 	wholeRecord int64 // the most documents of a record read whole
@@ -285,13 +285,13 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 	// goroutines while the rare phrases' matches are read.
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	whole, err := wholeRecords(ctx, q, p.phrases, allowed, p.ahead.wholeRecord)
+	recs, err := phraseRecords(ctx, q, p.phrases, allowed, p.ahead.wholeRecord)
 	if err != nil {
 		return nil, err
 	}
 	decodes := make([][]*termDecode, len(p.phrases))
 	for i, ph := range p.phrases {
-		if whole[i] != nil {
+		if recs[i].whole() {
 			continue // its record bounds it
 		}
 		for _, id := range distinctTerms(ph) {
@@ -326,7 +326,7 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 			scored = map[int64][]rareHit{}
 			known.rare[i] = scored
 		}
-		c, df, counted, err := p.countedBounds(ctx, q, ph.tokens, whole, allowed, rare, scored)
+		c, df, counted, err := p.countedBounds(ctx, q, ph.tokens, recs, allowed, rare, scored)
 		if err == nil && !counted {
 			c, df, err = rareBounds(ctx, q, ph.match, allowed, rare, scored)
 		}
@@ -345,7 +345,7 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 			continue
 		}
 		var c []sessionTop
-		if rec := whole[i]; rec != nil {
+		if rec := recs[i]; rec.whole() {
 			// Its record, read whole, bounds each session exactly.
 			c = rec.tops(p)
 			ph.minDF, ph.perSession = rec.df, float64(rec.df)/float64(max(len(rec.hits), 1))
@@ -364,25 +364,15 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 			long = long || !single && ph.perSession > refineDocsMax
 			if len(p.phrases) > 1 {
 				if len(ph.ids) > 1 {
-					// Its matches are known without FTS5, but its record is
-					// too large to read whole (see wholeRecords). A search
-					// of some sessions only (a workspace's) reads theirs at
-					// once: a session holding the phrase's terms apart only
-					// is then no candidate, where there may be many more
-					// such than sessions holding the phrase. A search of
-					// every session looks at a few dozen, and reads each
-					// one's as it does.
-					rec, recorded, err := recordedPhrase(ctx, q, ph.tokens, allowed != nil, allowed)
-					if err != nil {
-						return nil, err
-					}
-					if recorded {
+					// A record too large to read whole for a search of
+					// every session (see phraseRecords) still knows the
+					// phrase's matches: each candidate's are read as it
+					// is made exact (scoreHits). Unrecorded, they are
+					// read from FTS5 for the idf.
+					if rec := recs[i]; rec != nil {
 						df, matches = rec.df, nil
-						if rec.hits != nil {
-							c = holding(c, rec.hits)
-						}
 						if known != nil {
-							known.recorded[i], known.ids[i] = rec.hits, rec.id
+							known.recorded[i], known.ids[i] = nil, rec.id
 						}
 					} else if df, err = phraseMatches(ctx, q, ph.match, matches); err != nil {
 						return nil, err
@@ -396,7 +386,7 @@ func (p *impactPlan) rankImpact(ctx context.Context, q querier, match string, sp
 				ph.idf = p.idfOf(df)
 			}
 		}
-		if probes == nil && whole[i] == nil && (len(p.phrases) == 1 || len(ph.ids) > 1) {
+		if probes == nil && !recs[i].whole() && (len(p.phrases) == 1 || len(ph.ids) > 1) {
 			probes = c // only its keys, documents and alone are read, which scaling keeps
 		}
 		if !single {
@@ -702,37 +692,46 @@ func weakest(a, b []sessionTop) []sessionTop {
 	return out
 }
 
-// wholeRecords reads whole the records of a query's recorded phrases of
-// several tracked terms, when the query has other phrases too (an
-// identifier's parts beside its whole) and a record holds no more than most
-// documents; nil for every other phrase. Such a record bounds each
-// session exactly (see phraseRecord.tops) and costs a few KiB to read
-// (~5 KiB for the large preset's "parse workspace manifest", 922
-// documents), where bounding the phrase from its terms' summaries reads
-// and decodes each term's (~220 KiB each there).
-func wholeRecords(ctx context.Context, q querier, phrases []impactPhrase, allowed map[int64]bool, most int64) ([]*phraseRecord, error) {
-	whole := make([]*phraseRecord, len(phrases))
+// phraseRecords returns the records of a query's recorded phrases of
+// several tracked terms when the query has other phrases too (an
+// identifier's parts beside its whole); nil for every other phrase. A
+// record's documents are read (whole) when it holds no more than most, or
+// when the search is of some sessions only (allowed not nil: a
+// workspace's), whose documents are then all the ranking needs. Such a
+// record bounds each session exactly (see phraseRecord.tops) and costs a
+// few KiB to read (~5 KiB for the large preset's "parse workspace
+// manifest", 922 documents), where bounding the phrase from its terms'
+// summaries reads and decodes each term's (~220 KiB each there); and a
+// session holding the phrase's terms apart only is no candidate.
+func phraseRecords(ctx context.Context, q querier, phrases []impactPhrase, allowed map[int64]bool, most int64) ([]*phraseRecord, error) {
+	recs := make([]*phraseRecord, len(phrases))
 	if len(phrases) < 2 {
-		return whole, nil
+		return recs, nil
 	}
 	for i, ph := range phrases {
 		if len(ph.ids) < 2 {
 			continue
 		}
-		rec, recorded, err := recordedPhrase(ctx, q, ph.tokens, false, nil)
+		rec, recorded, err := recordedPhrase(ctx, q, ph.tokens)
 		if err != nil {
 			return nil, err
 		}
-		if !recorded || rec.df > most {
+		if !recorded {
 			continue
 		}
-		if err := rec.readDocs(ctx, q, allowed); err != nil {
-			return nil, err
+		if rec.df <= most || allowed != nil {
+			if err := rec.readDocs(ctx, q, allowed); err != nil {
+				return nil, err
+			}
 		}
-		whole[i] = &rec
+		recs[i] = &rec
 	}
-	return whole, nil
+	return recs, nil
 }
+
+// whole reports whether the record's documents were read (see
+// phraseRecords).
+func (r *phraseRecord) whole() bool { return r != nil && r.hits != nil }
 
 // tops is each session's best x for the phrase, from its record, in key
 // order. It names no document: probeBest's reasoning holds for a term's
@@ -748,11 +747,6 @@ func (r *phraseRecord) tops(p *impactPlan) []sessionTop {
 		out = append(out, t)
 	}
 	return out
-}
-
-// holding keeps the sessions of c that hits has documents of.
-func holding(c []sessionTop, hits map[int64][]phraseHit) []sessionTop {
-	return slices.DeleteFunc(c, func(t sessionTop) bool { return len(hits[t.key]) == 0 })
 }
 
 // rareBounds streams a rare phrase's matches (fewer than trackMin for one
@@ -803,7 +797,7 @@ func addRare(out []sessionTop, h rareHit, matches map[int64][]int64, scored map[
 }
 
 // countedBounds is rareBounds for a rare phrase of one term whose every
-// match has its length in a record read whole (see wholeRecords): an
+// match has its length in a record read whole (see phraseRecords): an
 // identifier's whole beside its recorded parts, which every document
 // holding the whole holds. The matches and their frequencies come from
 // the index's vocabulary and are scored here, with FTS5's formula (bm25),
@@ -811,10 +805,10 @@ func addRare(out []sessionTop, h rareHit, matches map[int64][]int64, scored map[
 // a page each: ~5 ms of the large preset's identifier search, where the
 // vocabulary takes under one. false, and nothing added to matches or
 // scored, when the phrase is not such or a match's length is unknown.
-func (p *impactPlan) countedBounds(ctx context.Context, q querier, tokens []string, whole []*phraseRecord, allowed map[int64]bool, matches map[int64][]int64, scored map[int64][]rareHit) ([]sessionTop, int64, bool, error) {
+func (p *impactPlan) countedBounds(ctx context.Context, q querier, tokens []string, recs []*phraseRecord, allowed map[int64]bool, matches map[int64][]int64, scored map[int64][]rareHit) ([]sessionTop, int64, bool, error) {
 	var records []*phraseRecord
-	for _, rec := range whole {
-		if rec != nil {
+	for _, rec := range recs {
+		if rec.whole() {
 			records = append(records, rec)
 		}
 	}

@@ -625,7 +625,7 @@ func TestARareWholeIsScoredFromTheVocabulary(t *testing.T) {
 	if err != nil || p == nil {
 		t.Fatalf("plan: %v, %v", p, err)
 	}
-	whole, err := wholeRecords(ctx, f.ix.db, p.phrases, nil, f.ix.ahead.wholeRecord)
+	recs, err := phraseRecords(ctx, f.ix.db, p.phrases, nil, f.ix.ahead.wholeRecord)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -634,7 +634,7 @@ func TestARareWholeIsScoredFromTheVocabulary(t *testing.T) {
 			continue
 		}
 		gotMatches, gotScored := map[int64][]int64{}, map[int64][]rareHit{}
-		got, gotDF, counted, err := p.countedBounds(ctx, f.ix.db, ph.tokens, whole, nil, gotMatches, gotScored)
+		got, gotDF, counted, err := p.countedBounds(ctx, f.ix.db, ph.tokens, recs, nil, gotMatches, gotScored)
 		if err != nil || !counted {
 			t.Fatalf("%s: counted %v, %v", ph.match, counted, err)
 		}

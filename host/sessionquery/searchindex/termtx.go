@@ -543,7 +543,7 @@ func (ix *Index) prepareQuery(ctx context.Context, match string) error {
 			if len(tokens) < 2 || slices.ContainsFunc(tokens, func(t string) bool { return !tracked[t] }) {
 				continue
 			}
-			if _, ok, err := recordedPhrase(ctx, ix.db, tokens, false, nil); ok || err != nil {
+			if _, ok, err := recordedPhrase(ctx, ix.db, tokens); ok || err != nil {
 				if err != nil {
 					return err
 				}
