@@ -364,14 +364,27 @@ func nthScore(out []candidate, n int) float64 {
 	return scores[n-1]
 }
 
+// idList is ids as a JSON array, the argument of "IN (SELECT value FROM
+// json_each(?))": one statement for any number of ids.
+func idList(ids []int64) string {
+	b := append(make([]byte, 0, 2+len(ids)*15), '[')
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, id, 10)
+	}
+	return string(append(b, ']'))
+}
+
 // resolveWinners reads the document and session rows of some winners and
 // keeps those whose session passes the session predicates and is not live
 // here, in no particular order.
 func resolveWinners(ctx context.Context, q querier, ws []winner, sp predicates) ([]candidate, error) {
-	ids := make([]string, len(ws))
+	ids := make([]int64, len(ws))
 	score := make(map[int64]float64, len(ws))
 	for i, w := range ws {
-		ids[i] = strconv.FormatInt(w.docID, 10)
+		ids[i] = w.docID
 		score[w.docID] = w.score
 	}
 	query := `SELECT d.doc_id, d.seq, d.type, d.time, d.surface, d.codepoint_length, ` + headerColumns + `
@@ -379,7 +392,7 @@ func resolveWinners(ctx context.Context, q querier, ws []winner, sp predicates) 
 		JOIN (SELECT session_key, session_id, version, created_at, cwd, parent_session, seed_length, delegation_depth,
 			agent_preset, 0 AS live, 1 AS persisted FROM persisted_sessions) c ON c.session_key = d.doc_id >> ` + strconv.Itoa(docBits) + `
 		WHERE d.doc_id IN (SELECT value FROM json_each(?)) AND c.session_id NOT IN (SELECT session_id FROM live_sessions)` + sp.where()
-	rows, err := q.QueryContext(ctx, query, append([]any{"[" + strings.Join(ids, ",") + "]"}, sp.args...)...)
+	rows, err := q.QueryContext(ctx, query, append([]any{idList(ids)}, sp.args...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"container/heap"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"maps"
 	"math"
 	"slices"
@@ -1033,11 +1032,7 @@ func (r *impactRanking) readProbes(ctx context.Context, q querier, c sessionBoun
 	if !r.single {
 		visit(0)
 	}
-	list, err := json.Marshal(ids)
-	if err != nil {
-		return err
-	}
-	rows, err := q.QueryContext(ctx, `SELECT doc_id, text FROM persisted_docs WHERE doc_id IN (SELECT value FROM json_each(?))`, string(list))
+	rows, err := q.QueryContext(ctx, `SELECT doc_id, text FROM persisted_docs WHERE doc_id IN (SELECT value FROM json_each(?))`, idList(ids))
 	if err != nil {
 		return err
 	}
