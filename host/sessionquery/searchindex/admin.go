@@ -31,7 +31,7 @@ type Status struct {
 
 // Status reports the index without updating it.
 func (ix *Index) Status(ctx context.Context) (Status, error) {
-	if err := ix.begin(ctx); err != nil {
+	if err := ix.beginCatalog(ctx); err != nil {
 		return Status{}, err
 	}
 	defer ix.queue.release()
@@ -302,8 +302,11 @@ func (ix *Index) swapIn(ctx context.Context, tmp string) error {
 	// until the last connection closes (readers still on the old pages
 	// make this a no-op, which is fine).
 	_, _ = ix.db.conn.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
-	if _, err := ix.db.conn.ExecContext(ctx, `DROP TABLE IF EXISTS live_fts; DROP TABLE IF EXISTS live_docs; DROP TABLE IF EXISTS live_sessions;`+tempSchema); err != nil {
-		return err
+	// The live overlay, if this connection made it, starts empty.
+	if ix.db.overlaid {
+		if _, err := ix.db.conn.ExecContext(ctx, `DROP TABLE IF EXISTS live_fts; DROP TABLE IF EXISTS live_docs; DROP TABLE IF EXISTS live_sessions;`+tempSchema); err != nil {
+			return err
+		}
 	}
 	if ident, size, err := identify(ix.db.path); err == nil {
 		ix.db.ident, ix.db.minSize = ident, size
@@ -348,6 +351,7 @@ func (ix *Index) rebuildInPlace(ctx context.Context, progress func(done, total i
 	if err != nil {
 		return ix.reconcileFailed(ctx, err)
 	}
+	ix.db.overlaid = true
 	ix.live = map[string]liveRow{}
 	ix.seenBinding = false
 	ix.listed = false

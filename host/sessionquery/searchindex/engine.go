@@ -164,9 +164,25 @@ func (ix *Index) loadGeneration(ctx context.Context) error {
 	return nil
 }
 
-// begin enters the queue and readies the database for one operation; the
-// caller must call ix.queue.release() when it returns nil.
+// begin enters the queue and readies the database, live overlay included,
+// for one operation; the caller must call ix.queue.release() when it
+// returns nil.
 func (ix *Index) begin(ctx context.Context) error {
+	if err := ix.beginCatalog(ctx); err != nil {
+		return err
+	}
+	if err := ix.db.overlay(ctx); err != nil {
+		ix.queue.release()
+		return err
+	}
+	return nil
+}
+
+// beginCatalog is begin for an operation that reads the catalog only
+// (status, listings): it makes no live overlay. Such an operation reads a
+// live table only when this process has live sessions, whose writes made
+// it, and its catch-up writes make it as every write does (commit).
+func (ix *Index) beginCatalog(ctx context.Context) error {
 	if err := checkCtx(ctx); err != nil {
 		return err
 	}

@@ -47,6 +47,9 @@ type database struct {
 	ordered bool
 	// grown says the page cache was grown (growCache).
 	grown bool
+	// overlaid says this connection has the live overlay (tempSchema),
+	// made by the first operation that reads or writes it (overlay).
+	overlaid bool
 }
 
 // fileIdent identifies the file a path named when it was opened, so a file
@@ -151,10 +154,23 @@ func openOnce(ctx context.Context, cfg Config) (_ *database, err error) {
 	if err := d.quickCheck(ctx); err != nil {
 		return nil, err
 	}
-	if _, err := d.conn.ExecContext(ctx, tempSchema); err != nil {
-		return nil, fmt.Errorf("create the live overlay: %w", err)
-	}
 	return d, nil
+}
+
+// overlay makes this connection's live overlay (tempSchema) unless it has
+// it. Searches and writes need it; a command that only reads the catalog
+// (status, a listing) never makes it, which spares a fresh process about
+// a millisecond and a half. It runs outside any transaction, so that a
+// rollback cannot take back tables it counts as made.
+func (d *database) overlay(ctx context.Context) error {
+	if d.overlaid {
+		return nil
+	}
+	if _, err := d.conn.ExecContext(ctx, tempSchema); err != nil {
+		return openFailed(fmt.Errorf("create the live overlay: %w", err))
+	}
+	d.overlaid = true
+	return nil
 }
 
 // ensureFile creates missing parent directories (0700) and a missing file

@@ -210,6 +210,7 @@ const catalogColumns = `header TEXT NOT NULL,
 
 // tempSchema is the per-connection live overlay; SQLite drops it when the
 // connection closes, which is why the index pins exactly one connection.
+// The first operation that needs it makes it (database.overlay).
 // The two fts5vocab tables read the persisted index's vocabulary: a
 // term's document count, and its instances when it is promoted (terms.go).
 const tempSchema = `

@@ -103,7 +103,7 @@ func (ix *Index) SummariesOf(ctx context.Context, ids []string) (map[string]sess
 // says whether persisted rows are visible (a persistence is mounted).
 // ordered asks for the index that orders every workspace's sessions.
 func (ix *Index) catalogRead(ctx context.Context, ordered bool, fn func(q querier, persisted bool) error) error {
-	if err := ix.begin(ctx); err != nil {
+	if err := ix.beginCatalog(ctx); err != nil {
 		return err
 	}
 	defer ix.queue.release()

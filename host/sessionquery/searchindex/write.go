@@ -158,6 +158,9 @@ func (ix *Index) commit(ctx context.Context, b *batch) (commitResult, error) {
 	// before it, never half-way through it.
 	ctx = context.WithoutCancel(ctx)
 	db := ix.db
+	if err := db.overlay(ctx); err != nil {
+		return res, err
+	}
 	if b.full(false) {
 		if err := db.growCache(ctx); err != nil {
 			return res, err
