@@ -93,29 +93,36 @@ func (s *schema) walkTree(tree map[string]any, prefix string, p provenance, l la
 			s.walkTree(sub, key, p, l, errs)
 			continue
 		}
-		lf, ok := s.leaves[key]
-		if !ok && p.builtin {
-			continue
-		}
-		if !ok {
-			*errs = append(*errs, &Error{Key: key, Source: p.source, Unknown: true, Hint: s.suggest(key)})
-			continue
-		}
-		val, ok := coerce(raw, lf.kind)
-		if !ok {
-			problem := "must be " + lf.kind.want()
-			if lf.kind == kindString {
-				problem += " (quote the value)"
-			}
-			*errs = append(*errs, &Error{Key: key, Source: p.source, Problem: problem})
-			continue
-		}
-		if err := s.checkRule(key, val, p.source); err != nil {
+		if err := s.setLeaf(key, raw, p, l); err != nil {
 			*errs = append(*errs, err)
-			continue
 		}
-		p.set(l, key, val)
 	}
+}
+
+// setLeaf checks one key's decoded value against the key tree and sets it
+// in l. A key the tree lacks is an error, except in dsh's own files, which
+// may carry sections this Load did not register.
+func (s *schema) setLeaf(key string, raw any, p provenance, l layer) error {
+	lf, ok := s.leaves[key]
+	if !ok && p.builtin {
+		return nil
+	}
+	if !ok {
+		return &Error{Key: key, Source: p.source, Unknown: true, Hint: s.suggest(key)}
+	}
+	val, ok := coerce(raw, lf.kind)
+	if !ok {
+		problem := "must be " + lf.kind.want()
+		if lf.kind == kindString {
+			problem += " (quote the value)"
+		}
+		return &Error{Key: key, Source: p.source, Problem: problem}
+	}
+	if err := s.checkRule(key, val, p.source); err != nil {
+		return err
+	}
+	p.set(l, key, val)
+	return nil
 }
 
 func (s *schema) checkRule(key string, v any, source string) error {

@@ -196,7 +196,7 @@ func newLoader(opts Options) (*loader, error) {
 // Problems with their keys are collected in ld.errs; err is a failure that
 // stops loading.
 func (ld *loader) outerLayers(opts Options) (defaults, explicit, env, flags layer, err error) {
-	defaults = ld.collect(ld.tree.parseYAML(configs.Default(), provenance{
+	defaults = ld.collect(ld.tree.defaultsLayer(provenance{
 		origin: "default", source: configs.DefaultPath + " (embedded)", baseDir: ld.cwd, rank: rankDefault, builtin: true,
 	}))
 	if opts.ConfigFile != "" {
