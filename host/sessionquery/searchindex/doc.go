@@ -56,11 +56,12 @@
 // with compare-and-set. Ids the journal reports while some process has them
 // live are parked in pending_sessions for whichever process sees them
 // detached. Live overlays are per connection (TEMP tables on the one pinned
-// connection), so each process sees its own live sessions. A file deleted,
-// replaced or truncated underneath a process is noticed before the next
-// operation and reopened (and if need be rebuilt; a deleted file with a
-// notice); SQLite corruption errors discard a file of ours, with a notice,
-// so the next operation rebuilds it. Pages are read, never memory-mapped
+// connection, made by its first search or write: a process that only
+// lists never makes them), so each process sees its own live sessions. A
+// file deleted, replaced or truncated underneath a process is noticed
+// before the next operation and reopened (and if need be rebuilt; a
+// deleted file with a notice); SQLite corruption errors discard a file of
+// ours, with a notice, so the next operation rebuilds it. Pages are read, never memory-mapped
 // (see cacheSmall): a file truncated by hand while an operation reads it
 // is a read error of that operation, never a SIGBUS that ends the process.
 //
