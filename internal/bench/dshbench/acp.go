@@ -98,10 +98,22 @@ func ensureLoadSession(ctx context.Context, l layout) (id, cwd string, err error
 		return "", "", err
 	}
 	st := store.New(l.sessions, store.Options{Log: slog.New(slog.DiscardHandler)})
-	if _, err := st.Stat(ctx, loadSessionID); err == nil {
-		return loadSessionID, dir, nil
-	}
 	h, events := benchcorpus.SessionIn(5, loadSessionID, dir, loadSessionEvents)
+	if entry, err := st.Stat(ctx, loadSessionID); err == nil {
+		n, err := eventsOf(ctx, l, loadSessionID)
+		if err != nil {
+			return "", "", err
+		}
+		if n == len(events) {
+			return loadSessionID, dir, nil
+		}
+		// Grown by an older harness, whose appended-events row picked it
+		// among the largest sessions of a corpus of small ones: made
+		// again, so that the row loads the session it names.
+		if err := os.RemoveAll(filepath.Dir(entry.Path)); err != nil {
+			return "", "", err
+		}
+	}
 	w, err := st.Create(h, events)
 	if err != nil {
 		return "", "", err
