@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"go/format"
 	"os"
-	"reflect"
 	"sort"
 	"strconv"
 	"testing"
@@ -38,27 +37,6 @@ func TestBuiltinDefaultsAreDefaultYAML(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatalf("%s is not %s decoded; run: go generate ./host/config", defaultsGenPath, configs.DefaultPath)
-	}
-}
-
-// The defaults layer equals the one parseYAML makes of the file, for every
-// key of the tree, errors included.
-func TestDefaultsLayerEqualsTheParsedFile(t *testing.T) {
-	tree, err := withSections(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := provenance{origin: "default", source: configs.DefaultPath + " (embedded)", baseDir: "/w", rank: rankDefault, builtin: true}
-	parsed, perrs := tree.parseYAML(configs.Default(), p)
-	built, berrs := tree.defaultsLayer(p)
-	if len(perrs) > 0 || len(berrs) > 0 {
-		t.Fatalf("errors: parsed %v, built %v", perrs, berrs)
-	}
-	if len(built) == 0 {
-		t.Fatal("the defaults layer is empty")
-	}
-	if !reflect.DeepEqual(parsed, built) {
-		t.Fatalf("the defaults layer differs from the parsed file:\nparsed %v\nbuilt  %v", parsed, built)
 	}
 }
 

@@ -61,6 +61,22 @@ func (t Tree) ParseDefaults(data []byte) (map[string]bool, []error) {
 	return out, errs
 }
 
+// DefaultLayers are the embedded defaults as Load reads them
+// (defaultsLayer, from the generated table) and as parseYAML reads data,
+// each key with its value, and the problems either found.
+func (t Tree) DefaultLayers(data []byte) (built, parsed map[string]any, errs []error) {
+	p := provenance{origin: "default", source: "default.yaml", rank: rankDefault, builtin: true}
+	values := func(l layer, lerrs []error) map[string]any {
+		errs = append(errs, lerrs...)
+		out := map[string]any{}
+		for k, s := range l {
+			out[k] = s.value
+		}
+		return out
+	}
+	return values(t.s.defaultsLayer(p)), values(t.s.parseYAML(data, p)), errs
+}
+
 // SafeKeys are the keys an untrusted project file may set.
 func (t Tree) SafeKeys() []string {
 	var out []string

@@ -3,6 +3,7 @@ package config_test
 import (
 	"bufio"
 	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -10,6 +11,24 @@ import (
 
 	"github.com/seed-e9b4dba4/dsh/configs"
 )
+
+// The defaults Load reads from the generated table are the ones
+// configs/default.yaml gives every key of the shipped tree.
+func TestTheDefaultsLayerIsDefaultYAMLParsed(t *testing.T) {
+	tree := shippedTree(t)
+	built, parsed, errs := tree.DefaultLayers(configs.Default())
+	if len(errs) > 0 {
+		t.Fatalf("default.yaml: %v", errs)
+	}
+	if len(built) != len(tree.Keys()) {
+		t.Errorf("the defaults layer sets %d keys; the tree has %d", len(built), len(tree.Keys()))
+	}
+	for key, want := range parsed {
+		if got, ok := built[key]; !ok || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: the defaults layer has %#v, default.yaml %#v", key, got, want)
+		}
+	}
+}
 
 // TestDefaultYAMLDocumentsEveryKey pins the contract of configs/default.yaml:
 // every leaf key of the Config struct is there, with a comment line above it.
