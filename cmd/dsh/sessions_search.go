@@ -187,19 +187,18 @@ const searchMemoryLimit = 64 << 20
 // took ~5% less time. Catching up with the logs, whose garbage is not
 // bounded by the answer, runs before, with the default settings.
 func collectLittle() (restore func()) {
-	percent, limit := -2, int64(-1)
+	var undo []func()
 	if _, set := os.LookupEnv("GOGC"); !set {
-		percent = debug.SetGCPercent(-1)
+		percent := debug.SetGCPercent(-1)
+		undo = append(undo, func() { debug.SetGCPercent(percent) })
 	}
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
-		limit = debug.SetMemoryLimit(searchMemoryLimit)
+		limit := debug.SetMemoryLimit(searchMemoryLimit)
+		undo = append(undo, func() { debug.SetMemoryLimit(limit) })
 	}
 	return func() {
-		if percent != -2 {
-			debug.SetGCPercent(percent)
-		}
-		if limit >= 0 {
-			debug.SetMemoryLimit(limit)
+		for _, u := range undo {
+			u()
 		}
 	}
 }
