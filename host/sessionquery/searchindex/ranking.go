@@ -213,12 +213,13 @@ type knownMatches struct {
 	rare     []map[int64][]rareHit
 }
 
-// rareHit is a rare phrase's match and FTS5's score of it, with its
-// length when that is known (see countedBounds; else 0).
+// rareHit is a rare phrase's match and FTS5's score of it, with the
+// phrase's frequency in it and its length when they are known (see
+// countedBounds; else 0).
 type rareHit struct {
 	id    int64
 	score float64
-	dl    int32
+	f, dl int32
 }
 
 // A session is made exact one FTS5 query each until those queries have
@@ -841,7 +842,7 @@ func (p *impactPlan) countedBounds(ctx context.Context, q querier, tokens []stri
 	stats := bm25Stats{rows: p.rows, tokens: p.tokens, hits: df}
 	var out []sessionTop
 	for _, h := range hits {
-		out = addRare(out, rareHit{id: h.id, score: bm25(float64(h.f), float64(h.dl), stats), dl: h.dl}, matches, scored)
+		out = addRare(out, rareHit{id: h.id, score: bm25(float64(h.f), float64(h.dl), stats), f: h.f, dl: h.dl}, matches, scored)
 	}
 	return out, df, true, nil
 }
@@ -1096,17 +1097,19 @@ func (r *impactRanking) scoreHits(ctx context.Context, q querier, key int64) (wi
 	for i, h := range r.known.rare {
 		s := bm25Stats{rows: r.plan.rows, tokens: r.plan.tokens, hits: r.plan.phrases[i].minDF}
 		for _, x := range h[key] {
-			dl := x.dl
+			f, dl := x.f, x.dl
 			if dl == 0 {
+				// Only FTS5's score is known: the length is read and the
+				// frequency recovered from the score.
 				var sz []byte
 				if err := q.QueryRowContext(ctx, `SELECT sz FROM persisted_fts_docsize WHERE id = ?`, x.id).Scan(&sz); err != nil {
 					return winner{}, false, err
 				}
 				dl = int32(docTokens(sz))
-			}
-			f, ok := exactFreq(x.score, dl, s)
-			if !ok {
-				return winner{}, false, nil
+				var ok bool
+				if f, ok = exactFreq(x.score, dl, s); !ok {
+					return winner{}, false, nil
+				}
 			}
 			r.hit = append(r.hit, phraseMatch{phraseHit{x.id, f, dl}, i})
 		}

@@ -643,9 +643,15 @@ func TestARareWholeIsScoredFromTheVocabulary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		stats := bm25Stats{rows: p.rows, tokens: p.tokens, hits: gotDF}
 		for _, hits := range gotScored {
-			for i := range hits {
-				hits[i].dl = 0 // FTS5 reports no length
+			for i, h := range hits {
+				// The frequency and length scoreHits takes as known are
+				// the ones FTS5's score of the match implies.
+				if f, ok := exactFreq(h.score, h.dl, stats); !ok || f != h.f || h.dl == 0 {
+					t.Errorf("%s: match %d has frequency %d and length %d; its score implies %d (%v)", ph.match, h.id, h.f, h.dl, f, ok)
+				}
+				hits[i].f, hits[i].dl = 0, 0 // FTS5 reports neither
 			}
 		}
 		if gotDF != wantDF || !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotMatches, wantMatches) || !reflect.DeepEqual(gotScored, wantScored) {
