@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -152,7 +153,75 @@ func slugName(base string) string {
 // file never hides the others; a second log claiming an id already listed is
 // skipped the same way. Other I/O errors fail the whole listing, because a
 // partial listing would look like deletions to an index.
+//
+// The logs are found in directory order and their headers read on up to
+// listWorkers goroutines; everything after (warnings, duplicates, the
+// order of the result) is decided in that order, as if read one by one.
 func (s *Store) List(ctx context.Context) ([]Entry, error) {
+	found, err := s.listPaths(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	prev, prevWarned := s.headers, s.warned
+	s.mu.Unlock()
+	stats := make([]listed, len(found))
+	if err := s.statAll(ctx, found, stats, prev); err != nil {
+		return nil, err
+	}
+	out := make([]Entry, 0, len(stats))
+	seen := make(map[string]string, len(stats))
+	next := make(map[string]cachedHeader, len(stats))
+	warned := map[string]string{}
+	defer func() {
+		s.mu.Lock()
+		s.headers, s.warned = next, warned
+		s.mu.Unlock()
+	}()
+	for i, l := range stats {
+		path, id := found[i].path, found[i].id
+		var ce *CorruptError
+		switch err := l.err; {
+		case errors.Is(err, fs.ErrNotExist):
+			continue // a create that never completed, or a concurrent delete
+		case errors.As(err, &ce):
+			if msg := err.Error(); prevWarned[path] != msg {
+				s.log.Warn("skipping unreadable session log", "path", path, "err", err)
+			}
+			warned[path] = err.Error()
+			continue
+		case err != nil:
+			return nil, err
+		}
+		if l.cached {
+			next[path] = l.cache
+		}
+		if first, dup := seen[id]; dup {
+			s.log.Warn("skipping second log for the same session id", "id", id, "path", path, "listed", first)
+			continue
+		}
+		seen[id] = path
+		s.remember(id, path) // what reads it next (Inspect, Stat) need not look for it
+		out = append(out, l.entry)
+	}
+	return out, nil
+}
+
+// foundLog is one log List found: its path and the session id its
+// directory names.
+type foundLog struct{ path, id string }
+
+// listed is what listStat made of one found log.
+type listed struct {
+	entry  Entry
+	cache  cachedHeader // what the next listing's cache holds for the log,
+	cached bool         // if anything
+	err    error
+}
+
+// listPaths walks the sessions root: every <slug>/<id>/session.jsonl
+// whose id directory has a valid id, in directory order.
+func (s *Store) listPaths(ctx context.Context) ([]foundLog, error) {
 	slugs, err := os.ReadDir(s.root)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -160,19 +229,11 @@ func (s *Store) List(ctx context.Context) ([]Entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list sessions in %s: %w", s.root, err)
 	}
-	var out []Entry
-	seen := map[string]string{}
-	s.mu.Lock()
-	prev, prevWarned := s.headers, s.warned
-	s.mu.Unlock()
-	next := make(map[string]cachedHeader, len(prev))
-	warned := map[string]string{}
-	defer func() {
-		s.mu.Lock()
-		s.headers, s.warned = next, warned
-		s.mu.Unlock()
-	}()
+	var found []foundLog
 	for _, slug := range slugs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if !slug.IsDir() {
 			continue
 		}
@@ -185,63 +246,80 @@ func (s *Store) List(ctx context.Context) ([]Entry, error) {
 			return nil, fmt.Errorf("list sessions in %s: %w", dir, err)
 		}
 		for _, idDir := range ids {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
 			id := idDir.Name()
 			if !idDir.IsDir() || validateID(id) != nil {
 				continue
 			}
-			path := filepath.Join(dir, id, logName)
-			e, err := s.listStat(path, id, prev, next)
-			var ce *CorruptError
-			switch {
-			case errors.Is(err, fs.ErrNotExist):
-				continue // a create that never completed, or a concurrent delete
-			case errors.As(err, &ce):
-				if msg := err.Error(); prevWarned[path] != msg {
-					s.log.Warn("skipping unreadable session log", "path", path, "err", err)
-				}
-				warned[path] = err.Error()
-				continue
-			case err != nil:
-				return nil, err
-			}
-			if first, dup := seen[id]; dup {
-				s.log.Warn("skipping second log for the same session id", "id", id, "path", path, "listed", first)
-				continue
-			}
-			seen[id] = path
-			s.remember(id, path) // what reads it next (Inspect, Stat) need not look for it
-			out = append(out, e)
+			found = append(found, foundLog{path: filepath.Join(dir, id, logName), id: id})
 		}
 	}
-	return out, nil
+	return found, nil
 }
 
-// listStat is stat with the header cache: a log whose file identity matches
-// the cached one is only stat-ed.
-func (s *Store) listStat(path, id string, prev, next map[string]cachedHeader) (Entry, error) {
-	fi, err := os.Stat(path)
+// listWorkers bounds the goroutines that read headers for one List. A
+// header read is an open, a stat, a read and a close: on a large history
+// (tens of thousands of logs a first listing reads) it is syscalls and
+// page-cache copies, which this many goroutines overlap across CPUs.
+const listWorkers = 8
+
+// listChunk is how many logs a worker claims at a time.
+const listChunk = 64
+
+// statAll runs listStat for every found log into out (by position), on
+// up to listWorkers goroutines, and returns the context's error if it was
+// cancelled meanwhile.
+func (s *Store) statAll(ctx context.Context, found []foundLog, out []listed, prev map[string]cachedHeader) error {
+	workers := min(listWorkers, (len(found)+listChunk-1)/listChunk)
+	var claimed atomic.Int64
+	work := func() {
+		for ctx.Err() == nil {
+			start := int(claimed.Add(listChunk)) - listChunk
+			if start >= len(found) {
+				return
+			}
+			for i := start; i < min(start+listChunk, len(found)); i++ {
+				out[i] = s.listStat(found[i].path, found[i].id, prev)
+			}
+		}
+	}
+	if workers <= 1 {
+		work()
+	} else {
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(work)
+		}
+		wg.Wait()
+	}
+	return ctx.Err()
+}
+
+// listStat is stat with the header cache prev: a log whose file identity
+// matches the cached one is only stat-ed; any other is opened and its
+// header read (one stat fewer when nothing is cached for its path, as on a
+// process's first listing).
+func (s *Store) listStat(path, id string, prev map[string]cachedHeader) listed {
+	if c, hit := prev[path]; hit {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return listed{err: err}
+		}
+		// A log that shrank was truncated (a repair, or a rewrite outside
+		// the append-only contract): read its header again.
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && c.dev == uint64(st.Dev) && c.ino == st.Ino && fi.Size() >= c.size && fi.Mode().IsRegular() {
+			c.size = fi.Size()
+			return listed{entry: Entry{Header: c.header.Clone(), Path: path, Revision: s.revision(fi), Size: fi.Size()}, cache: c, cached: true}
+		}
+	}
+	e, fi, err := s.statLog(path, id)
 	if err != nil {
-		return Entry{}, err
+		return listed{err: err}
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
-		return s.stat(path, id)
+		return listed{entry: e}
 	}
-	// A log that shrank was truncated (a repair, or a rewrite outside the
-	// append-only contract): read its header again.
-	if c, hit := prev[path]; hit && c.dev == uint64(st.Dev) && c.ino == st.Ino && fi.Size() >= c.size && fi.Mode().IsRegular() {
-		c.size = fi.Size()
-		next[path] = c
-		return Entry{Header: c.header.Clone(), Path: path, Revision: s.revision(fi), Size: fi.Size()}, nil
-	}
-	e, err := s.stat(path, id)
-	if err == nil {
-		next[path] = cachedHeader{dev: uint64(st.Dev), ino: st.Ino, size: e.Size, header: e.Header.Clone()}
-	}
-	return e, err
+	return listed{entry: e, cache: cachedHeader{dev: uint64(st.Dev), ino: st.Ino, size: e.Size, header: e.Header.Clone()}, cached: true}
 }
 
 // Stat returns the entry of one session, reading only its first line.
@@ -261,16 +339,22 @@ func (s *Store) Stat(ctx context.Context, id string) (Entry, error) {
 }
 
 func (s *Store) stat(path, id string) (Entry, error) {
+	e, _, err := s.statLog(path, id)
+	return e, err
+}
+
+// statLog is stat also returning the opened file's metadata.
+func (s *Store) statLog(path, id string) (Entry, os.FileInfo, error) {
 	f, fi, err := s.openLog(path, os.O_RDONLY)
 	if err != nil {
-		return Entry{}, err
+		return Entry{}, nil, err
 	}
 	defer f.Close()
 	h, err := readHeader(f, fi.Size(), path, id)
 	if err != nil {
-		return Entry{}, err
+		return Entry{}, nil, err
 	}
-	return Entry{Header: h, Path: path, Revision: s.revision(fi), Size: fi.Size()}, nil
+	return Entry{Header: h, Path: path, Revision: s.revision(fi), Size: fi.Size()}, fi, nil
 }
 
 // Inspect reads a whole log without changing it or taking its lock: every

@@ -2,11 +2,15 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/sebdah/goldie/v2"
@@ -156,20 +160,21 @@ func TestCreateValidatesHeaderAndSeed(t *testing.T) {
 	}
 }
 
-// countingFile counts the bytes read through it.
+// countingFile counts the bytes read through it (List reads logs on
+// several goroutines).
 type countingFile struct {
 	*os.File
-	n *int64
+	n *atomic.Int64
 }
 
 func (f countingFile) ReadAt(p []byte, off int64) (int, error) {
 	n, err := f.File.ReadAt(p, off)
-	*f.n += int64(n)
+	f.n.Add(int64(n))
 	return n, err
 }
 
 func TestListReadsOnlyHeaderLines(t *testing.T) {
-	var read int64
+	var read atomic.Int64
 	fx := newFixture(t, Options{openFile: func(name string, flag int, perm os.FileMode) (logFile, error) {
 		f, err := os.OpenFile(name, flag, perm)
 		if err != nil {
@@ -187,7 +192,7 @@ func TestListReadsOnlyHeaderLines(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	read = 0
+	read.Store(0)
 	entries, err := fx.s.List(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -202,8 +207,8 @@ func TestListReadsOnlyHeaderLines(t *testing.T) {
 	if got := strings.Join(ids, ","); got != "s-a,s-big" {
 		t.Errorf("listed %s, want s-a,s-big", got)
 	}
-	if read > 64<<10 {
-		t.Errorf("List read %d bytes; it must read header lines only", read)
+	if n := read.Load(); n > 64<<10 {
+		t.Errorf("List read %d bytes; it must read header lines only", n)
 	}
 	for _, id := range []string{"s-badheader", "s-wrongid"} {
 		if !strings.Contains(fx.logs.String(), id) {
@@ -233,6 +238,82 @@ func TestListSkipsDuplicateIDWithWarning(t *testing.T) {
 	}
 	if len(entries) != 1 || !strings.Contains(fx.logs.String(), "same session id") {
 		t.Errorf("entries = %d, logs = %s", len(entries), fx.logs.String())
+	}
+}
+
+// TestListOfManyLogsIsTheListingOfOneAtATime lists enough logs for List
+// to read their headers on several goroutines, and checks that what it
+// returns and warns about is what reading them one by one gives: directory
+// order, each broken log skipped with one warning across listings, a
+// second log of an id skipped, and a second listing that opens only the
+// logs it could not cache.
+func TestListOfManyLogsIsTheListingOfOneAtATime(t *testing.T) {
+	var opens atomic.Int64
+	fx := newFixture(t, Options{openFile: func(name string, flag int, perm os.FileMode) (logFile, error) {
+		opens.Add(1)
+		return os.OpenFile(name, flag, perm)
+	}})
+	write := func(slug, id, content string) string {
+		t.Helper()
+		dir := filepath.Join(fx.root, slug, id)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, logName)
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	type listedLog struct{ slug, id, path string }
+	var want []listedLog
+	broken := 0
+	for i := range 6*listChunk + 7 {
+		id, cwd := fmt.Sprintf("s-%04d", i), fmt.Sprintf("/work/proj-%d", i%3)
+		slug := WorkspaceSlug(&cwd)
+		if i%50 == 17 {
+			write(slug, id, `{"type":"session","version":7,"id":"`+id+`","createdAt":1}`+"\n")
+			broken++
+			continue
+		}
+		header := fmt.Sprintf(`{"type":"session","version":0,"id":%q,"createdAt":%d,"cwd":%q,"delegationDepth":0}`, id, 1700000000000+i, cwd)
+		want = append(want, listedLog{slug, id, write(slug, id, header+"\n")})
+	}
+	// A copy of a log under a workspace directory listed later.
+	write("zz-copy-000000000000", "s-0005", rawHeader("s-0005"))
+	slices.SortFunc(want, func(a, b listedLog) int { return cmp.Or(cmp.Compare(a.slug, b.slug), cmp.Compare(a.id, b.id)) })
+
+	check := func(entries []Entry) {
+		t.Helper()
+		if len(entries) != len(want) {
+			t.Fatalf("listed %d logs, want %d", len(entries), len(want))
+		}
+		for i, e := range entries {
+			if e.Path != want[i].path || e.Header.ID != want[i].id {
+				t.Fatalf("entry %d is %s (%s), want %s (%s)", i, e.Header.ID, e.Path, want[i].id, want[i].path)
+			}
+		}
+	}
+	first, err := fx.s.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(first)
+	opens.Store(0)
+	second, err := fx.s.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(second)
+	if n := opens.Load(); n != int64(broken) {
+		t.Errorf("second List opened %d logs, want the %d broken ones", n, broken)
+	}
+	logs := fx.logs.String()
+	if n := strings.Count(logs, "skipping unreadable session log"); n != broken {
+		t.Errorf("%d warnings of unreadable logs over two listings, want one for each of %d; logs:\n%s", n, broken, logs)
+	}
+	if !strings.Contains(logs, "same session id") {
+		t.Errorf("no warning for the second log of s-0005; logs:\n%s", logs)
 	}
 }
 
@@ -319,9 +400,9 @@ func TestLiveSessionPersistsThroughWriter(t *testing.T) {
 // listing opens no unchanged log, still reports fresh sizes and revisions,
 // and re-reads a log that was replaced by another file.
 func TestListRereadsOnlyLogsWhoseFileChanged(t *testing.T) {
-	var opens int
+	var opens atomic.Int64
 	fx := newFixture(t, Options{openFile: func(name string, flag int, perm os.FileMode) (logFile, error) {
-		opens++
+		opens.Add(1)
 		return os.OpenFile(name, flag, perm)
 	}})
 	w := mustCreate(t, fx.s, testHeader("s-grows"))
@@ -348,13 +429,13 @@ func TestListRereadsOnlyLogsWhoseFileChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	opens = 0
+	opens.Store(0)
 	second, err := fx.s.List(t.Context())
 	if err != nil || len(second) != 2 {
 		t.Fatalf("second List: %d entries, %v", len(second), err)
 	}
-	if opens != 1 {
-		t.Errorf("second List opened %d logs, want only the replaced one", opens)
+	if n := opens.Load(); n != 1 {
+		t.Errorf("second List opened %d logs, want only the replaced one", n)
 	}
 	for _, e := range second {
 		fi, _ := os.Stat(e.Path)
