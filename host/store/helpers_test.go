@@ -150,7 +150,13 @@ func appendRaw(t *testing.T, path, raw string) {
 // included), as another writer or a damaged disk would leave it.
 func writeLog(t *testing.T, s *Store, id, content string) string {
 	t.Helper()
-	dir := filepath.Join(s.Root(), WorkspaceSlug(session.Ptr("/work/proj")), id)
+	return writeLogIn(t, s, WorkspaceSlug(session.Ptr("/work/proj")), id, content)
+}
+
+// writeLogIn is writeLog under the workspace directory slug.
+func writeLogIn(t *testing.T, s *Store, slug, id, content string) string {
+	t.Helper()
+	dir := filepath.Join(s.Root(), slug, id)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}

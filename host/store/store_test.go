@@ -253,18 +253,6 @@ func TestListOfManyLogsIsTheListingOfOneAtATime(t *testing.T) {
 		opens.Add(1)
 		return os.OpenFile(name, flag, perm)
 	}})
-	write := func(slug, id, content string) string {
-		t.Helper()
-		dir := filepath.Join(fx.root, slug, id)
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(dir, logName)
-		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
 	type listedLog struct{ slug, id, path string }
 	var want []listedLog
 	broken := 0
@@ -272,15 +260,15 @@ func TestListOfManyLogsIsTheListingOfOneAtATime(t *testing.T) {
 		id, cwd := fmt.Sprintf("s-%04d", i), fmt.Sprintf("/work/proj-%d", i%3)
 		slug := WorkspaceSlug(&cwd)
 		if i%50 == 17 {
-			write(slug, id, `{"type":"session","version":7,"id":"`+id+`","createdAt":1}`+"\n")
+			writeLogIn(t, fx.s, slug, id, `{"type":"session","version":7,"id":"`+id+`","createdAt":1}`+"\n")
 			broken++
 			continue
 		}
 		header := fmt.Sprintf(`{"type":"session","version":0,"id":%q,"createdAt":%d,"cwd":%q,"delegationDepth":0}`, id, 1700000000000+i, cwd)
-		want = append(want, listedLog{slug, id, write(slug, id, header+"\n")})
+		want = append(want, listedLog{slug, id, writeLogIn(t, fx.s, slug, id, header+"\n")})
 	}
 	// A copy of a log under a workspace directory listed later.
-	write("zz-copy-000000000000", "s-0005", rawHeader("s-0005"))
+	writeLogIn(t, fx.s, "zz-copy-000000000000", "s-0005", rawHeader("s-0005"))
 	slices.SortFunc(want, func(a, b listedLog) int { return cmp.Or(cmp.Compare(a.slug, b.slug), cmp.Compare(a.id, b.id)) })
 
 	check := func(entries []Entry) {
