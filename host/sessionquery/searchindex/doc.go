@@ -76,7 +76,9 @@
 // first time, after a journal reset, for another sessions root or after a
 // reboot does it list everything and compare revisions, reading changed
 // logs on two goroutines ahead of the SQLite writer and committing in
-// bounded batches.
+// bounded batches. An index this process found empty (a first build, or
+// after a reset) with a bulk load to index is instead filled as Rebuild
+// fills its new file, beside it, and copied in (fillBeside).
 //
 // A log the journal names that the index already holds is usually one a
 // dsh writer appended to. Then only the appended bytes are read, from

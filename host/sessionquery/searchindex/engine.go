@@ -158,6 +158,7 @@ func (ix *Index) loadGeneration(ctx context.Context) error {
 	if err := ix.db.conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM persisted_sessions)`).Scan(&indexed); err != nil {
 		return openFailed(err)
 	}
+	ix.bulk = nil
 	if !indexed {
 		ix.bulk = newBulkTerms(ix.trackMin)
 	}

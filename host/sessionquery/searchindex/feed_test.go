@@ -294,10 +294,18 @@ func TestRebuildReportsProgressAndStartsOver(t *testing.T) {
 	}
 }
 
+// A bulk load into an index that already holds sessions: a full listing
+// (here Verify's) that finds bulkSessions logs to index. An index found
+// empty is filled beside it instead (see the next test).
 func TestBulkLoadRestoresTheMergePolicy(t *testing.T) {
 	f := newFixture(t)
+	f.persist(hdr("first", 1000), texts("needle first"))
+	f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
 	for i := range bulkSessions + 5 {
 		f.persist(hdr(fmt.Sprintf("s%03d", i), int64(i)), texts(fmt.Sprintf("needle %d", i)))
+	}
+	if rep, err := f.ix.Verify(context.Background(), nil); err != nil || len(rep.Added) != bulkSessions+5 {
+		t.Fatalf("verify: %d added, %v", len(rep.Added), err)
 	}
 	p := f.sessions(sessionquery.SessionSearchRequest{Query: "needle", Limit: intp(100)})
 	if len(p.Items) != 100 || p.NextCursor == nil {
@@ -305,6 +313,58 @@ func TestBulkLoadRestoresTheMergePolicy(t *testing.T) {
 	}
 	if n := f.count(`SELECT v FROM persisted_fts_config WHERE k = 'automerge'`); n != 4 {
 		t.Errorf("automerge = %d after a bulk load, want 4", n)
+	}
+	if n := f.count(`PRAGMA auto_vacuum`); n != 0 {
+		t.Errorf("auto_vacuum = %d: the index was filled beside it, not loaded in bulk", n)
+	}
+}
+
+// An index a process finds empty, with a bulk load of logs to index, is
+// filled as a rebuild fills its new file and copied in: its FTS5 index is
+// one segment, no page is free, the file carries the private file's
+// incremental auto-vacuum, and nothing of the build is left beside it.
+// The process's live session, and another process on the same file, see
+// everything.
+func TestAnIndexFoundEmptyIsFilledBesideIt(t *testing.T) {
+	f := newFixture(t)
+	n := bulkSessions + 5
+	for i := range n {
+		f.persist(hdr(fmt.Sprintf("s%03d", i), int64(i)), texts(fmt.Sprintf("needle %d", i)))
+	}
+	f.live(hdr("live", int64(n)), texts("needle live"))
+	last, total := 0, 0
+	// Under OneLook, as dsh sessions search updates the index.
+	if err := f.ix.Update(OneLook(context.Background()), func(done, all int) { last, total = done, all }); err != nil {
+		t.Fatal(err)
+	}
+	if last != n || total != n {
+		t.Errorf("progress ended at %d of %d, want %d of %d", last, total, n, n)
+	}
+	if got := f.ftsSegments(); got != 1 {
+		t.Errorf("%d FTS5 segments, want the one a rebuild merges into", got)
+	}
+	if got := f.count(`PRAGMA freelist_count`); got != 0 {
+		t.Errorf("%d free pages", got)
+	}
+	if got := f.count(`PRAGMA auto_vacuum`); got != 2 {
+		t.Errorf("auto_vacuum = %d, want 2 (incremental, the built file's)", got)
+	}
+	if got := f.count(`SELECT v FROM persisted_fts_config WHERE k = 'automerge'`); got != ftsAutomerge {
+		t.Errorf("automerge = %d, want %d", got, ftsAutomerge)
+	}
+	if left, _ := filepath.Glob(f.cfg.Path + ".rebuild-*"); len(left) != 0 {
+		t.Errorf("left beside the index: %v", left)
+	}
+	if got := f.sessions(sessionquery.SessionSearchRequest{Query: "needle live"}); len(got.Items) != 1 || got.Items[0].Header.ID != "live" {
+		t.Errorf("the live session after the fill: %v", sessionIDs(got))
+	}
+	other := f.newIndex(f.cfg)
+	p, err := other.SearchSessions(context.Background(), sessionquery.SessionSearchRequest{Query: "needle", Limit: intp(100)})
+	if err != nil || len(p.Items) != 100 || p.NextCursor == nil {
+		t.Fatalf("another process: %d hits, %v", len(p.Items), err)
+	}
+	if st, err := other.Status(context.Background()); err != nil || st.Sessions != n {
+		t.Errorf("another process's status: %+v, %v", st, err)
 	}
 }
 

@@ -176,6 +176,9 @@ func (w *feedWork) full(ctx context.Context, l0 []liveRef, probe DriftProbe) (pe
 			jobs = append(jobs, &inspection{snap: snap, base: rev})
 		}
 	}
+	if ix.fillsBeside(len(indexed), len(jobs)) {
+		return nil, false, errFillBeside
+	}
 	if len(jobs) >= bulkSessions {
 		defer ix.bulkLoad(ctx)()
 	}

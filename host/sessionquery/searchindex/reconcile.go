@@ -80,6 +80,11 @@ func (ix *Index) reconcileNow(ctx context.Context, progress progressFunc) (sessi
 	for attempt := 0; attempt < 2; {
 		b, retry, err := ix.attempt(ctx, progress)
 		switch {
+		case errors.Is(err, errFillBeside):
+			if err := ix.fillBeside(ctx, progress); err != nil {
+				return b, err
+			}
+			continue
 		case errors.Is(err, errFeedMoved):
 			races++
 			if races > maxFeedRaces {
