@@ -426,7 +426,7 @@ func (ix *Index) rebuildInPlace(ctx context.Context, progress func(done, total i
 	if err != nil {
 		return ix.reconcileFailed(ctx, err)
 	}
-	ix.db.overlaid = true
+	ix.db.overlaid, ix.db.vocabulary = true, true
 	ix.live = map[string]liveRow{}
 	ix.seenBinding = false
 	ix.listed = false

@@ -47,9 +47,10 @@ type database struct {
 	ordered bool
 	// grown says the page cache was grown (growCache).
 	grown bool
-	// overlaid says this connection has the live overlay (tempSchema),
-	// made by the first operation that reads or writes it (overlay).
-	overlaid bool
+	// overlaid says this connection has the whole temp schema
+	// (tempSchema), made by the first operation that reads or writes the
+	// live overlay (overlay); vocabulary says it has vocabSchema (vocab).
+	overlaid, vocabulary bool
 }
 
 // fileIdent identifies the file a path named when it was opened, so a file
@@ -157,11 +158,13 @@ func openOnce(ctx context.Context, cfg Config) (_ *database, err error) {
 	return d, nil
 }
 
-// overlay makes this connection's live overlay (tempSchema) unless it has
-// it. Searches and writes need it; a command that only reads the catalog
-// (status, a listing) never makes it, which spares a fresh process about
-// a millisecond and a half. It runs outside any transaction, so that a
-// rollback cannot take back tables it counts as made.
+// overlay makes this connection's live overlay and vocabulary tables
+// (tempSchema) unless it has them. Searches and the writes of live rows
+// need the overlay; a command that only reads the catalog (status, a
+// listing), or whose catch-up writes only persisted rows, never makes it,
+// which spares a fresh process about a millisecond and a half. It runs
+// outside any transaction, so that a rollback cannot take back tables it
+// counts as made.
 func (d *database) overlay(ctx context.Context) error {
 	if d.overlaid {
 		return nil
@@ -169,7 +172,20 @@ func (d *database) overlay(ctx context.Context) error {
 	if _, err := d.conn.ExecContext(ctx, tempSchema); err != nil {
 		return openFailed(fmt.Errorf("create the live overlay: %w", err))
 	}
-	d.overlaid = true
+	d.overlaid, d.vocabulary = true, true
+	return nil
+}
+
+// vocab makes the vocabulary tables (vocabSchema) unless this connection
+// has them; like overlay, outside any transaction.
+func (d *database) vocab(ctx context.Context) error {
+	if d.vocabulary {
+		return nil
+	}
+	if _, err := d.conn.ExecContext(ctx, vocabSchema); err != nil {
+		return openFailed(fmt.Errorf("create the vocabulary tables: %w", err))
+	}
+	d.vocabulary = true
 	return nil
 }
 

@@ -208,12 +208,15 @@ const catalogColumns = `header TEXT NOT NULL,
 	unreadable TEXT NOT NULL,
 	invalid TEXT NOT NULL`
 
-// tempSchema is the per-connection live overlay; SQLite drops it when the
+// tempSchema is the per-connection temp schema; SQLite drops it when the
 // connection closes, which is why the index pins exactly one connection.
-// The first operation that needs it makes it (database.overlay).
-// The two fts5vocab tables read the persisted index's vocabulary: a
-// term's document count, and its instances when it is promoted (terms.go).
-const tempSchema = `
+// It is two parts, each made by the first operation that needs it:
+// liveSchema, the live overlay (database.overlay), and vocabSchema.
+const tempSchema = liveSchema + vocabSchema
+
+// liveSchema is the live overlay: this process's live sessions, made by
+// the first search or the first write of a live row.
+const liveSchema = `
 CREATE TEMP TABLE IF NOT EXISTS live_sessions(
 	session_key INTEGER PRIMARY KEY,
 	session_id TEXT NOT NULL UNIQUE,
@@ -243,6 +246,12 @@ CREATE TEMP TABLE IF NOT EXISTS live_docs(
 CREATE VIRTUAL TABLE IF NOT EXISTS temp.live_fts USING fts5(
 	text, content='live_docs', content_rowid='doc_id', tokenize='` + tokenizer + `'
 );
+`
+
+// vocabSchema reads the persisted index's vocabulary: a term's document
+// count, and its instances when it is promoted (terms.go). Searches and
+// every write make it (database.vocab): a write may promote terms.
+const vocabSchema = `
 CREATE VIRTUAL TABLE IF NOT EXISTS temp.persisted_vocab_row USING fts5vocab(main, persisted_fts, 'row');
 CREATE VIRTUAL TABLE IF NOT EXISTS temp.persisted_vocab_instance USING fts5vocab(main, persisted_fts, 'instance');
 `

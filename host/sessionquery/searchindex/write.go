@@ -158,8 +158,17 @@ func (ix *Index) commit(ctx context.Context, b *batch) (commitResult, error) {
 	// before it, never half-way through it.
 	ctx = context.WithoutCancel(ctx)
 	db := ix.db
-	if err := db.overlay(ctx); err != nil {
-		return res, err
+	// Live rows are written to the overlay; a write reads the vocabulary
+	// only to promote the terms counted while it fills an empty index.
+	switch {
+	case len(b.live) > 0 || len(b.liveDel) > 0:
+		if err := db.overlay(ctx); err != nil {
+			return res, err
+		}
+	case ix.bulk != nil:
+		if err := db.vocab(ctx); err != nil {
+			return res, err
+		}
 	}
 	if b.full(false) {
 		if err := db.growCache(ctx); err != nil {
