@@ -99,26 +99,10 @@ func ensureLoadSession(ctx context.Context, l layout) (id, cwd string, err error
 	}
 	st := store.New(l.sessions, store.Options{Log: slog.New(slog.DiscardHandler)})
 	h, events := benchcorpus.SessionIn(5, loadSessionID, dir, loadSessionEvents)
-	if entry, err := st.Stat(ctx, loadSessionID); err == nil {
-		n, err := eventsOf(ctx, l, loadSessionID)
-		if err != nil {
-			return "", "", err
-		}
-		if n == len(events) {
-			return loadSessionID, dir, nil
-		}
-		// Grown by an older harness, whose appended-events row picked it
-		// among the largest sessions of a corpus of small ones: made
-		// again, so that the row loads the session it names.
-		if err := os.RemoveAll(filepath.Dir(entry.Path)); err != nil {
-			return "", "", err
-		}
-	}
-	w, err := st.Create(h, events)
-	if err != nil {
-		return "", "", err
-	}
-	return loadSessionID, dir, w.Close()
+	// One grown by an older harness (whose appended-events row picked it
+	// among the largest sessions of a corpus of small ones) is made again,
+	// so that the row loads the session it names.
+	return loadSessionID, dir, ensureSession(ctx, st, h, events)
 }
 
 // eventsOf is the number of events in session id's log.

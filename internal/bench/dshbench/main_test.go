@@ -139,3 +139,90 @@ func TestReportTable(t *testing.T) {
 	r.print(&b)
 	goldie.New(t).Assert(t, "report", []byte(b.String()))
 }
+
+// TestEnsureWorkspaceResetsTheSessionsARowGrew pins that every run
+// measures sessions of the same size: a workspace session the
+// appended-events row grew (or that an older harness left untitled) is
+// made again as the harness first made it, and the others are kept.
+func TestEnsureWorkspaceResetsTheSessionsARowGrew(t *testing.T) {
+	ctx := context.Background()
+	l := layoutOf(t.TempDir())
+	st := store.New(l.sessions, store.Options{Log: slog.New(slog.DiscardHandler)})
+	if _, err := ensureWorkspace(ctx, l); err != nil {
+		t.Fatal(err)
+	}
+	grown, kept := workspaceIDs(2)[0], workspaceIDs(2)[1]
+	_, made, err := st.Inspect(ctx, grown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keptEntry, err := st.Stat(ctx, kept)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _, events, err := st.Open(ctx, grown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(turnWith(len(events), 1, time.Now().UnixMilli(), "look at grown again")...); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ensureWorkspace(ctx, l); err != nil {
+		t.Fatal(err)
+	}
+	if _, again, err := st.Inspect(ctx, grown); err != nil || len(again) != len(made) {
+		t.Errorf("the grown session holds %d events (%v), want the %d it was made with", len(again), err, len(made))
+	}
+	if e, err := st.Stat(ctx, kept); err != nil || e.Revision != keptEntry.Revision {
+		t.Errorf("an unchanged session was made again: %s, then %s (%v)", keptEntry.Revision, e.Revision, err)
+	}
+}
+
+// TestBigAppendLeavesTheCorpusAsItWas pins that the appended-events row
+// on the largest sessions appends to copies it removes, never to the
+// corpus's logs.
+func TestBigAppendLeavesTheCorpusAsItWas(t *testing.T) {
+	ctx := context.Background()
+	l := layoutOf(t.TempDir())
+	st := store.New(l.sessions, store.Options{Log: slog.New(slog.DiscardHandler)})
+	if _, err := benchcorpus.Generate(ctx, st, benchcorpus.Options{Sessions: 15, Seed: 3, TurnsMin: 1, TurnsMax: 3}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := st.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	searched := 0
+	res, err := measureBigAppend(ctx, l, 2, func(args ...string) (measured, error) {
+		searched++
+		copies := 0
+		entries, err := st.List(ctx)
+		for _, e := range entries {
+			if strings.HasPrefix(e.Header.ID, bigAppendPrefix) {
+				copies++
+			}
+		}
+		return measured{stdout: []byte(fmt.Sprintf("[%s]", strings.TrimSuffix(strings.Repeat(`{},`, copies), ",")))}, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if searched != 3 || res.Hits != 10 {
+		t.Errorf("%d searches, %d hits; want 3 (a warm-up and 2 runs) finding the 10 copies", searched, res.Hits)
+	}
+	after, err := st.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != len(before) {
+		t.Fatalf("%d sessions after the row, %d before", len(after), len(before))
+	}
+	for i := range before {
+		if after[i].Header.ID != before[i].Header.ID || after[i].Revision != before[i].Revision {
+			t.Errorf("session %s changed: %s, then %s", before[i].Header.ID, before[i].Revision, after[i].Revision)
+		}
+	}
+}

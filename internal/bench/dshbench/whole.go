@@ -73,7 +73,8 @@ type wholeResult struct {
 	Appended   latency       `json:"appended"`
 	AppendCPU  latency       `json:"appendCPU"`
 	AppendHits int           `json:"appendHits"`
-	// BigAppend is the same on the corpus's ten largest sessions.
+	// BigAppend is the same on copies of the corpus's ten largest
+	// sessions.
 	BigAppend  bigAppend `json:"bigAppend"`
 	LoadBefore string    `json:"loadBefore"`
 	LoadAfter  string    `json:"loadAfter"`
@@ -89,10 +90,12 @@ func workspaceDir(l layout) (string, error) {
 	return filepath.EvalSymlinks(dir)
 }
 
-// ensureWorkspace gives the benchmark's workspace its sessions (once; a
-// reused corpus keeps them), each a completed 100-event turn and a title
-// (added to a reused corpus's untitled ones), which the /resume picker
-// shows.
+// ensureWorkspace gives the benchmark's workspace its sessions, each a
+// completed 100-event turn and a title, which the /resume picker shows. A
+// reused corpus keeps them, except a session that holds other events (the
+// appended-events row grows ten of them, and an older harness left them
+// grown or untitled): it is made again, so that every run measures
+// sessions of the same size.
 func ensureWorkspace(ctx context.Context, l layout) (string, error) {
 	dir, err := workspaceDir(l)
 	if err != nil {
@@ -103,44 +106,36 @@ func ensureWorkspace(ctx context.Context, l layout) (string, error) {
 	for i := range workspaceSessions {
 		h := session.Header{Version: session.FormatVersion, ID: fmt.Sprintf("%s%07d", workspaceIDPrefix, i),
 			CreatedAt: base + int64(i)*60_000, Cwd: &dir, DelegationDepth: session.Ptr(0)}
-		title := fmt.Sprintf("%s %02d", resumeTitle, i)
-		if _, err := st.Stat(ctx, h.ID); err != nil {
-			turn := turnWith(0, 0, h.CreatedAt, "set up the benchmark workspace")
-			w, err := st.Create(h, append(turn, titleEvent(len(turn), turn[len(turn)-1].Time+1, title)))
-			if err != nil {
-				return "", err
-			}
-			if err := w.Close(); err != nil {
-				return "", err
-			}
-			continue
-		}
-		if err := ensureTitle(ctx, st, h.ID, title); err != nil {
+		turn := turnWith(0, 0, h.CreatedAt, "set up the benchmark workspace")
+		events := append(turn, titleEvent(len(turn), turn[len(turn)-1].Time+1, fmt.Sprintf("%s %02d", resumeTitle, i)))
+		if err := ensureSession(ctx, st, h, events); err != nil {
 			return "", err
 		}
 	}
 	return dir, nil
 }
 
-// ensureTitle titles a session of a corpus generated before its
-// workspace sessions had titles.
-func ensureTitle(ctx context.Context, st *store.Store, id, title string) error {
-	_, events, err := st.Inspect(ctx, id)
+// ensureSession makes the session h with events unless the store holds
+// it with that many events: one holding another number is removed and
+// made again.
+func ensureSession(ctx context.Context, st *store.Store, h session.Header, events []session.Event) error {
+	if entry, err := st.Stat(ctx, h.ID); err == nil {
+		_, held, err := st.Inspect(ctx, h.ID)
+		if err != nil {
+			return err
+		}
+		if len(held) == len(events) {
+			return nil
+		}
+		if err := os.RemoveAll(filepath.Dir(entry.Path)); err != nil {
+			return err
+		}
+	}
+	w, err := st.Create(h, events)
 	if err != nil {
 		return err
 	}
-	if t, err := session.FoldTitle(events); t != nil || err != nil {
-		return err
-	}
-	w, _, events, err := st.Open(ctx, id)
-	if err != nil {
-		return err
-	}
-	err = w.Append(titleEvent(len(events), events[len(events)-1].Time+1, title))
-	if err == nil {
-		err = w.Flush()
-	}
-	return errors.Join(err, w.Close())
+	return w.Close()
 }
 
 // titleEvent titles a session after its first prompt (seq 1).
@@ -278,7 +273,7 @@ func measureWhole(ctx context.Context, bins binaries, l layout, ws string, runs 
 	if res.Appended, res.AppendCPU, res.AppendHits, err = measureAppended(ctx, l, workspaceIDs(10), res.Runs, dsh, "sessions", "search", "--json"); err != nil {
 		return res, err
 	}
-	logf("search after another process appended 1,000 events to the 10 largest sessions")
+	logf("search after another process appended 1,000 events to copies of the 10 largest sessions")
 	if res.BigAppend, err = measureBigAppend(ctx, l, res.Runs, dsh); err != nil {
 		return res, err
 	}
@@ -316,12 +311,20 @@ type bigAppend struct {
 	MaxBytes int64 `json:"maxBytes"`
 }
 
-// measureBigAppend appends to the ten largest logs of the corpus (they
-// grow by 100 events a round, run after run) and searches every
-// workspace for the new word.
-func measureBigAppend(ctx context.Context, l layout, runs int, dsh func(...string) (measured, error)) (bigAppend, error) {
-	var res bigAppend
+// bigAppendPrefix starts the ids of the copies the appended-events row
+// on the largest sessions appends to.
+const bigAppendPrefix = "00000000-0000-4000-8000-bigappend"
+
+// measureBigAppend appends to copies of the ten largest logs of the
+// corpus, made for the row and removed after it, and searches every
+// workspace for the new word. Appending to the logs themselves grew them
+// by 1,000 events a run, run after run (from about 300 KB to 3.7 MB on
+// the large preset), so that the row measured ever larger sessions.
+func measureBigAppend(ctx context.Context, l layout, runs int, dsh func(...string) (measured, error)) (res bigAppend, err error) {
 	st := store.New(l.sessions, store.Options{Log: slog.New(slog.DiscardHandler)})
+	if err := removeSessions(ctx, st, bigAppendPrefix); err != nil { // an interrupted run's
+		return res, err
+	}
 	entries, err := st.List(ctx)
 	if err != nil {
 		return res, err
@@ -337,9 +340,26 @@ func measureBigAppend(ctx context.Context, l layout, runs int, dsh func(...strin
 		return cmp.Or(cmp.Compare(b.Size, a.Size), strings.Compare(a.Header.ID, b.Header.ID))
 	})
 	entries = entries[:min(10, len(entries))]
+	defer func() {
+		if rerr := removeSessions(ctx, st, bigAppendPrefix); err == nil {
+			err = rerr
+		}
+	}()
 	ids := make([]string, len(entries))
 	for i, e := range entries {
-		ids[i] = e.Header.ID
+		h, events, err := st.Inspect(ctx, e.Header.ID)
+		if err != nil {
+			return res, err
+		}
+		h.ID = fmt.Sprintf("%s%03d", bigAppendPrefix, i)
+		w, err := st.Create(h, events)
+		if err != nil {
+			return res, err
+		}
+		if err := w.Close(); err != nil {
+			return res, err
+		}
+		ids[i] = h.ID
 		res.MaxBytes = max(res.MaxBytes, e.Size)
 		if res.MinBytes == 0 || e.Size < res.MinBytes {
 			res.MinBytes = e.Size
@@ -347,6 +367,22 @@ func measureBigAppend(ctx context.Context, l layout, runs int, dsh func(...strin
 	}
 	res.Wall, res.CPU, res.Hits, err = measureAppended(ctx, l, ids, runs, dsh, "sessions", "search", "--all-workspaces", "--json")
 	return res, err
+}
+
+// removeSessions removes the sessions whose ids start with prefix.
+func removeSessions(ctx context.Context, st *store.Store, prefix string) error {
+	entries, err := st.List(ctx)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Header.ID, prefix) {
+			if err := os.RemoveAll(filepath.Dir(e.Path)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // measureAppended appends 100 events carrying a new word to each session
@@ -455,7 +491,7 @@ func (r *report) printWhole(row func(...string)) {
 	row(fmt.Sprintf("ACP session/load of a %d-event session after that", w.ACPLoaded), pp(w.ACPLoad), fmt.Sprintf("%d updates replayed", w.ACPReplay), "", "")
 	w.Resume.row(row)
 	row(fmt.Sprintf("search after another process appended 1,000 events to 10 sessions (%d found)", w.AppendHits), ppCPU(w.Appended, w.AppendCPU), "", "", "")
-	row(fmt.Sprintf("  the same on the 10 largest sessions (%s–%s logs, %d found)", fileSize(w.BigAppend.MinBytes), fileSize(w.BigAppend.MaxBytes), w.BigAppend.Hits), ppCPU(w.BigAppend.Wall, w.BigAppend.CPU), "", "", "")
+	row(fmt.Sprintf("  the same on copies of the 10 largest sessions (%s–%s logs, %d found)", fileSize(w.BigAppend.MinBytes), fileSize(w.BigAppend.MaxBytes), w.BigAppend.Hits), ppCPU(w.BigAppend.Wall, w.BigAppend.CPU), "", "", "")
 	w.Rebuild.row(row)
 }
 
@@ -490,7 +526,7 @@ func (r *report) printWholeTargets(row func(...string)) {
 	row(fmt.Sprintf("ACP session/load of a %d-event session ≤ 50 ms", w.ACPLoaded), ms(w.ACPLoad.P50), "", verdict(w.ACPLoad.P50 <= targetACPLoad), "")
 	w.Resume.target(row, verdict)
 	row("search after 1,000 appended events ≤ 60 ms and finds them", fmt.Sprintf("%s, %d of 10 found", ms(w.Appended.P50), w.AppendHits), "", verdict(w.Appended.P50 <= targetAppended && w.AppendHits == 10), "")
-	row("  the same on the 10 largest sessions", fmt.Sprintf("%s, %d of 10 found", ms(w.BigAppend.Wall.P50), w.BigAppend.Hits), "", verdict(w.BigAppend.Wall.P50 <= targetAppended && w.BigAppend.Hits == 10), "")
+	row("  the same on copies of the 10 largest sessions", fmt.Sprintf("%s, %d of 10 found", ms(w.BigAppend.Wall.P50), w.BigAppend.Hits), "", verdict(w.BigAppend.Wall.P50 <= targetAppended && w.BigAppend.Hits == 10), "")
 	row("search process peak RSS ≤ 80 MB", mb(w.SearchRSS), "", verdict(w.SearchRSS <= targetSearchRSS), "")
 	w.Rebuild.targets(row, verdict)
 }
