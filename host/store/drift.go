@@ -74,7 +74,11 @@ func (s *Store) WorkspaceStamps() ([]DirStamp, error) {
 }
 
 // WorkspaceSessions returns the ids of the session directories under one
-// workspace directory that hold a log, without reading any log.
+// workspace directory: one directory read, no stat or read of any log
+// (on the large benchmark's workspaces of ~850 sessions, a stat of each
+// log tripled the cost). A directory whose log is not there (a Create
+// between its mkdir and its log, a log deleted from its directory) is
+// listed too: looking its id up finds no log.
 func (s *Store) WorkspaceSessions(slug string) ([]string, error) {
 	if slug == "" || slug != filepath.Base(slug) || slug[0] == '.' {
 		return nil, fmt.Errorf("invalid workspace directory name %q", slug)
@@ -90,14 +94,9 @@ func (s *Store) WorkspaceSessions(slug string) ([]string, error) {
 	var out []string
 	for _, d := range ids {
 		id := d.Name()
-		if !d.IsDir() || validateID(id) != nil {
-			continue
+		if d.IsDir() && validateID(id) == nil {
+			out = append(out, id)
 		}
-		if _, err := os.Lstat(filepath.Join(dir, id, logName)); err != nil {
-			continue
-		}
-		s.remember(id, filepath.Join(dir, id, logName))
-		out = append(out, id)
 	}
 	return out, nil
 }

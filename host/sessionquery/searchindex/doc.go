@@ -123,9 +123,11 @@
 // session directory deleted changes its workspace directory's modification
 // time (or the root's, for a new workspace), which every reconciliation
 // compares with the stored stamps at the cost of one stat per workspace;
-// a changed directory's ids are compared with the catalog's (stamps within
-// two seconds of now are not trusted, so a change in the same tick is not
-// missed). A log edited in place (same directory, no record) is seen by a
+// a changed directory's ids (the names of its session directories, one
+// directory read and no stat of any log) are compared with the catalog's
+// (stamps within two seconds of now are not trusted, so a change in the
+// same tick is not missed). A log edited in place (same directory, no
+// record), or deleted from a directory that stays, is seen by a
 // bounded re-check: each reconciliation re-stats verifyBatch catalogued
 // logs round robin, so it is found within sessions/verifyBatch searches,
 // and at once by Verify (dsh index verify), which lists everything,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/seed-e9b4dba4/dsh/host/sessionquery"
@@ -45,8 +46,10 @@ func (ix *Index) findDrift(ctx context.Context, probe DriftProbe) (*drift, error
 	if probe == nil {
 		return d, nil
 	}
+	added := map[string]bool{}
 	add := func(id string) {
-		if !slices.Contains(d.ids, id) {
+		if !added[id] {
+			added[id] = true
 			d.ids = append(d.ids, id)
 		}
 	}
@@ -104,15 +107,8 @@ func (ix *Index) scanDirs(ctx context.Context, d *drift, add func(string)) error
 		if err != nil {
 			return err
 		}
-		for _, id := range onDisk {
-			if !slices.Contains(catalogued, id) {
-				add(id)
-			}
-		}
-		for _, id := range catalogued {
-			if !slices.Contains(onDisk, id) {
-				add(id)
-			}
+		for _, id := range symmetricDifference(onDisk, catalogued) {
+			add(id)
 		}
 	}
 	for name := range stored {
@@ -132,6 +128,27 @@ func (ix *Index) scanDirs(ctx context.Context, d *drift, add func(string)) error
 		d.stamps = trusted
 	}
 	return nil
+}
+
+// symmetricDifference returns the ids in exactly one of a and b, in
+// sorted order (it sorts both). A workspace directory holds hundreds of
+// sessions: compared one by one with slices.Contains, each changed
+// directory cost a few milliseconds.
+func symmetricDifference(a, b []string) []string {
+	slices.Sort(a)
+	slices.Sort(b)
+	var out []string
+	for len(a) > 0 && len(b) > 0 {
+		switch c := strings.Compare(a[0], b[0]); {
+		case c < 0:
+			out, a = append(out, a[0]), a[1:]
+		case c > 0:
+			out, b = append(out, b[0]), b[1:]
+		default:
+			a, b = a[1:], b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // sameStamps reports whether the stamps to store are the stored ones.

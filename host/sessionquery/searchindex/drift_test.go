@@ -144,6 +144,21 @@ func TestForeignCopiedDeletedAndEditedLogsAreSeen(t *testing.T) {
 	if len(p.Items) != 1 {
 		t.Errorf("the hand edit was not found: %+v", p.Items)
 	}
+
+	// A log deleted from a session directory that stays (seen by the
+	// bounded re-check, as an edit is), and beside it a session directory
+	// with no log yet, which changes the workspace directory's stamp and
+	// is looked up and found empty: nothing is indexed for it and nothing
+	// fails.
+	if err := os.Remove(entry.Path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(filepath.Dir(filepath.Dir(entry.Path)), "d"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if got := sorted(sessionIDs(f.sessions(sessionquery.SessionSearchRequest{Query: "needle"}))); !reflect.DeepEqual(got, []string{"c"}) {
+		t.Errorf("after b's log was deleted from its directory and d's made: sessions = %v", got)
+	}
 }
 
 func TestAnotherBootListsEverythingOnce(t *testing.T) {
