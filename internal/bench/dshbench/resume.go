@@ -196,20 +196,9 @@ func startTmux(ctx context.Context, socket string) (*tmuxControl, error) {
 		return nil, err
 	}
 	go t.read(out)
-	// The attach itself is answered with a block; a marker tells it apart.
-	if _, err := io.WriteString(t.in, "display-message -p dshbench-synced\n"); err != nil {
+	if err := t.synced(); err != nil {
 		t.close()
 		return nil, err
-	}
-	for {
-		b, ok := <-t.blocks
-		if !ok {
-			t.close()
-			return nil, errors.New("tmux control client exited")
-		}
-		if len(b.lines) == 1 && b.lines[0] == "dshbench-synced" {
-			break
-		}
 	}
 	for _, c := range []string{"refresh-client -C 120x40", "refresh-client -f no-output", "set-option -g remain-on-exit off"} {
 		if _, err := t.command(ctx, c); err != nil {
@@ -218,6 +207,37 @@ func startTmux(ctx context.Context, socket string) (*tmuxControl, error) {
 		}
 	}
 	return t, nil
+}
+
+// synced waits until the control client is attached to the session.
+// The attach itself is answered with a block, which a marker tells apart;
+// and the commands written to the client may run before the attach is
+// done, while the client has no session (refresh-client then fails with
+// "no current client"), so the marker also asks for the client's session
+// until it names ours.
+func (t *tmuxControl) synced() error {
+	const marker = "dshbench-synced "
+	for tries := 0; tries < 1000; tries++ {
+		if _, err := io.WriteString(t.in, "display-message -p '"+marker+"#{client_session}'\n"); err != nil {
+			return err
+		}
+		for {
+			b, ok := <-t.blocks
+			if !ok {
+				return errors.New("tmux control client exited")
+			}
+			if b.err {
+				break // asked too early: ask again
+			}
+			if len(b.lines) == 1 && strings.HasPrefix(b.lines[0], marker) {
+				if strings.TrimPrefix(b.lines[0], marker) == t.session {
+					return nil
+				}
+				break
+			}
+		}
+	}
+	return errors.New("the tmux control client never attached to its session")
 }
 
 // read splits the client's output into answers; notifications (lines
