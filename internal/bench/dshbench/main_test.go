@@ -203,6 +203,11 @@ func TestBigAppendLeavesTheCorpusAsItWas(t *testing.T) {
 		for _, e := range entries {
 			if strings.HasPrefix(e.Header.ID, bigAppendPrefix) {
 				copies++
+				// In a workspace of their own: made beside their
+				// originals, they would change those directories.
+				if e.Header.Cwd == nil || *e.Header.Cwd != bigAppendCwd {
+					t.Errorf("copy %s is in workspace %v, want %s", e.Header.ID, e.Header.Cwd, bigAppendCwd)
+				}
 			}
 		}
 		return measured{stdout: []byte(fmt.Sprintf("[%s]", strings.TrimSuffix(strings.Repeat(`{},`, copies), ",")))}, err
