@@ -31,7 +31,7 @@ const racyWindow = 2 * time.Second
 
 // drift is what one reconciliation learned beyond the journal.
 type drift struct {
-	ids        []string         // sessions to look at again
+	ids        []string         // sessions to look at again (an id may repeat: the callers merge them with the journal's)
 	stamps     []store.DirStamp // the directory stamps to store (nil: unchanged)
 	writersDel []string         // announced writers that are gone
 	probe      DriftProbe       // nil when the backend has none
@@ -46,13 +46,7 @@ func (ix *Index) findDrift(ctx context.Context, probe DriftProbe) (*drift, error
 	if probe == nil {
 		return d, nil
 	}
-	added := map[string]bool{}
-	add := func(id string) {
-		if !added[id] {
-			added[id] = true
-			d.ids = append(d.ids, id)
-		}
-	}
+	add := func(id string) { d.ids = append(d.ids, id) }
 	writers, err := ix.readOpenWriters(ctx)
 	if err != nil {
 		return nil, err

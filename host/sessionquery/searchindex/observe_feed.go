@@ -222,12 +222,17 @@ func (w *feedWork) incremental(ctx context.Context, feed ChangeFeed, l0 []liveRe
 	if d.stamps != nil {
 		w.bt.stamps, w.bt.stampsSet = d.stamps, true
 	}
+	// The candidates in order, each once; a copied-in workspace or a long
+	// journal makes thousands.
 	var cands []string
+	seen := map[string]bool{}
 	add := func(id string) {
-		if !slices.Contains(cands, id) {
+		if !seen[id] {
+			seen[id] = true
 			cands = append(cands, id)
 		}
 	}
+	inJournal, inPending := setOf(journal), setOf(pending)
 	for _, id := range journal {
 		add(id)
 	}
@@ -245,12 +250,12 @@ func (w *feedWork) incremental(ctx context.Context, feed ChangeFeed, l0 []liveRe
 	view := &feedView{feed: feed, b: w.b, ix: ix, snaps: map[string]*sessionquery.PersistedSnapshot{}, touched: map[string]bool{}}
 	for i, id := range cands {
 		view.touched[id] = true
-		isPending := slices.Contains(pending, id)
+		isPending := inPending[id]
 		if ix.isLive(l0, id) {
 			// A journal record re-parks the id even if it looked
 			// pending: another process may be unparking it right now,
 			// having read the log before this change.
-			if !isPending || slices.Contains(journal, id) {
+			if !isPending || inJournal[id] {
 				w.bt.pendingAdd = append(w.bt.pendingAdd, id)
 			}
 			continue
@@ -269,7 +274,7 @@ func (w *feedWork) incremental(ctx context.Context, feed ChangeFeed, l0 []liveRe
 		// A journal record may announce a writer (Create and Open record
 		// one as soon as they hold the lock): watch its log until the
 		// writer is gone, in case it dies before journaling its appends.
-		if probe != nil && slices.Contains(journal, id) && snap.Path != "" && probe.WriterRunning(snap.Path) {
+		if probe != nil && inJournal[id] && snap.Path != "" && probe.WriterRunning(snap.Path) {
 			w.bt.writersAdd = append(w.bt.writersAdd, openWriter{id: id, path: snap.Path})
 		}
 		row, ok, err := ix.indexedRow(ctx, id)
@@ -281,7 +286,7 @@ func (w *feedWork) incremental(ctx context.Context, feed ChangeFeed, l0 []liveRe
 		}
 		// Only a log the journal names may have been appended to by a
 		// dsh writer; anything else (drift, a pending id) is read whole.
-		if ok && slices.Contains(journal, id) {
+		if ok && inJournal[id] {
 			appended, err := w.appendOnly(ctx, *snap, row)
 			if err != nil {
 				return nil, false, err
@@ -482,3 +487,12 @@ func (v *feedView) lookup(ctx context.Context, id string) (session.Header, bool,
 }
 
 func (v *feedView) changed(id string) bool { return v.touched[id] }
+
+// setOf is ids as a set.
+func setOf(ids []string) map[string]bool {
+	set := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		set[id] = true
+	}
+	return set
+}
