@@ -217,27 +217,31 @@ func startTmux(ctx context.Context, socket string) (*tmuxControl, error) {
 // until it names ours.
 func (t *tmuxControl) synced() error {
 	const marker = "dshbench-synced "
-	for tries := 0; tries < 1000; tries++ {
-		if _, err := io.WriteString(t.in, "display-message -p '"+marker+"#{client_session}'\n"); err != nil {
+	ask := func() error {
+		_, err := io.WriteString(t.in, "display-message -p '"+marker+"#{client_session}'\n")
+		return err
+	}
+	if err := ask(); err != nil {
+		return err
+	}
+	for tries := 1; ; tries++ {
+		b, ok := <-t.blocks
+		for ok && !b.err && !(len(b.lines) == 1 && strings.HasPrefix(b.lines[0], marker)) {
+			b, ok = <-t.blocks // the attach's own answer
+		}
+		switch {
+		case !ok:
+			return errors.New("tmux control client exited")
+		case !b.err && strings.TrimPrefix(b.lines[0], marker) == t.session:
+			return nil
+		case tries == 1000:
+			return errors.New("the tmux control client never attached to its session")
+		}
+		// Asked too early (an error, or no session yet): ask again.
+		if err := ask(); err != nil {
 			return err
 		}
-		for {
-			b, ok := <-t.blocks
-			if !ok {
-				return errors.New("tmux control client exited")
-			}
-			if b.err {
-				break // asked too early: ask again
-			}
-			if len(b.lines) == 1 && strings.HasPrefix(b.lines[0], marker) {
-				if strings.TrimPrefix(b.lines[0], marker) == t.session {
-					return nil
-				}
-				break
-			}
-		}
 	}
-	return errors.New("the tmux control client never attached to its session")
 }
 
 // read splits the client's output into answers; notifications (lines
