@@ -539,8 +539,8 @@ func TestNewFilesTakeTheNewPageSizeAndRebuildsKeepTheirs(t *testing.T) {
 // what it holds (on the tiny preset, 55 MiB of 647).
 func TestARebuildCopiesNoFreePages(t *testing.T) {
 	f := newFixture(t)
-	// More documents than one of the rebuild's batches (privateBatchScale
-	// times batchDocs): each batch leaves an FTS5 segment.
+	// More documents than one of the rebuild's batches (batchDocs): each
+	// batch leaves an FTS5 segment.
 	msgs := make([]string, 30)
 	for i := range 600 {
 		for k := range msgs {

@@ -384,6 +384,9 @@ func TestRebuildRestoresTheDefaultPolicy(t *testing.T) {
 	if n := f.count(`SELECT v FROM persisted_fts_config WHERE k = 'hashsize'`); n != ftsHashBytes {
 		t.Errorf("hashsize = %d after a rebuild, want %d", n, ftsHashBytes)
 	}
+	if n := f.count(`SELECT v FROM persisted_fts_config WHERE k = 'crisismerge'`); n != ftsCrisisMerge {
+		t.Errorf("crisismerge = %d after a rebuild, want %d", n, ftsCrisisMerge)
+	}
 	var mode string
 	if err := f.ix.begin(context.Background()); err != nil {
 		t.Fatal(err)

@@ -313,13 +313,17 @@ func (w *feedWork) incremental(ctx context.Context, feed ChangeFeed, l0 []liveRe
 // bulkSessions is how many logs to index at once make a bulk load.
 const bulkSessions = 200
 
+// bulkAutomerge is FTS5's automerge while a shared file is bulk loaded.
+const bulkAutomerge = 16
+
 // bulkLoad lets FTS5 merge segments less eagerly while a whole corpus is
-// indexed (segments accumulate 16 to a level instead of 4 before a merge,
-// which roughly halves the merge work of a build) and returns the function
-// that restores the default for incremental updates. The setting lives in
-// the shared database; a process that dies in between leaves the laxer
-// merge policy until the next bulk load ends. A rebuild's private file
-// has its own policy for the whole build (see buildUnsynced).
+// indexed (segments accumulate bulkAutomerge to a level instead of 4
+// before a merge, which roughly halves the merge work of a build) and
+// returns the function that restores the default for incremental
+// updates. The setting lives in the shared database; a process that dies
+// in between leaves the laxer merge policy until the next bulk load ends.
+// A rebuild's private file has its own policy for the whole build (see
+// buildUnsynced).
 func (ix *Index) bulkLoad(ctx context.Context) func() {
 	if ix.private {
 		return func() {}
@@ -330,7 +334,7 @@ func (ix *Index) bulkLoad(ctx context.Context) func() {
 			ix.log.Warn("session-search: cannot change the FTS5 merge policy", "err", err)
 		}
 	}
-	set(privateAutomerge)
+	set(bulkAutomerge)
 	return func() { set(ftsAutomerge) }
 }
 
@@ -352,7 +356,7 @@ func (w *feedWork) add(ctx context.Context, c persistedChange) error {
 
 // commitIfFull commits the inspected logs once enough has accumulated.
 func (w *feedWork) commitIfFull(ctx context.Context) error {
-	if !w.inter.full(w.ix.private) {
+	if !w.inter.full() {
 		return nil
 	}
 	if err := checkCtx(ctx); err != nil {

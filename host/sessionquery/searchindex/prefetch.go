@@ -10,11 +10,12 @@ import (
 // prefetchWorkers read and extract logs ahead of the single SQLite writer
 // while a whole corpus is indexed: reading JSONL and extracting text costs
 // about as much CPU as indexing it, so overlapping the two nearly halves a
-// build on two cores. The lookahead must cover more than one write batch
-// (batchDocs, privateBatchScale of them in a rebuild), or the readers sit
-// idle while the writer commits and the writer then waits for them: a
-// rebuild's batch of the tiny preset's one-turn logs (~25 documents each)
-// is ~320 logs, and a lookahead of 160 left the rebuild ~7% slower. It is
+// build on two cores. The lookahead must cover several write batches
+// (batchDocs), or the readers sit idle while the writer commits and the
+// writer then waits for them: a batch of the tiny preset's one-turn logs
+// (~25 documents each) is ~160 logs; with batches of ~320 logs and this
+// lookahead the writer of a tiny rebuild waited ~3.7 s for the readers,
+// and a lookahead of 160 left it ~7% slower still. It is
 // bounded twice: by logs, and by the listed size of the logs read ahead
 // and not yet consumed (always at least one), because a read-ahead log is
 // held decoded, several times its size: 640 logs of 15,000 events would

@@ -104,14 +104,9 @@ const (
 	batchBytes = 8 << 20
 )
 
-// full reports whether the batch should be committed; a rebuild's
-// private file takes larger ones (privateBatchScale).
-func (b *batch) full(private bool) bool {
-	scale := 1
-	if private {
-		scale = privateBatchScale
-	}
-	return b.docs >= scale*batchDocs || b.bytes >= scale*batchBytes
+// full reports whether the batch should be committed.
+func (b *batch) full() bool {
+	return b.docs >= batchDocs || b.bytes >= batchBytes
 }
 
 func (b *batch) empty() bool {
@@ -170,7 +165,7 @@ func (ix *Index) commit(ctx context.Context, b *batch) (commitResult, error) {
 			return res, err
 		}
 	}
-	if b.full(false) {
+	if b.full() {
 		if err := db.growCache(ctx); err != nil {
 			return res, err
 		}
