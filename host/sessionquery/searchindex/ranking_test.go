@@ -331,6 +331,84 @@ func TestTermSummariesFollowEveryWrite(t *testing.T) {
 	}
 }
 
+// TestARebuildOfManyBatchesKeepsExactSummaries: a rebuild's transactions
+// keep the term summary blocks they used for the next one (keptBlocks);
+// the summaries it leaves, across batches that end in the middle of a
+// block, and of a term promoted once blocks are kept, are those FTS5
+// gives.
+func TestARebuildOfManyBatchesKeepsExactSummaries(t *testing.T) {
+	f := newFixture(t)
+	// 12,000 documents, three batches (batchDocs) of ~130 sessions;
+	// "alpha" is in every document and tracked in the first batch,
+	// "omega" only from the 200th session on (past the first batch).
+	const sessions = 400
+	for i := range sessions {
+		msgs := make([]string, 30)
+		for k := range msgs {
+			msgs[k] = fmt.Sprintf("alpha word%d", (i+k)%7)
+			if i >= 200 && k%2 == 0 {
+				msgs[k] += " omega"
+			}
+		}
+		f.persist(hdr(fmt.Sprintf("s%03d", i), int64(i)), texts(msgs...))
+	}
+	if err := f.ix.Rebuild(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	checkSummaries(t, f, "after the rebuild")
+	if err := f.ix.begin(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer f.ix.queue.release()
+	stored := storedSummaries(t, f)
+	if got := len(stored["alpha"]); got != sessions {
+		t.Errorf("alpha has entries in %d sessions, want %d", got, sessions)
+	}
+	if got := len(stored["omega"]); got != sessions-200 {
+		t.Errorf("omega has entries in %d sessions, want %d", got, sessions-200)
+	}
+}
+
+// TestARebuildReadsAKeptBlockDroppedMeanwhile: batches of sessions of
+// many documents are shorter than a block, so a term that skips a batch
+// goes on filling a block its transactions dropped (keptBlocks), past
+// the blocks its promotion wrote, which is then read again as stored.
+func TestARebuildReadsAKeptBlockDroppedMeanwhile(t *testing.T) {
+	f := newFixture(t)
+	at := int64(0)
+	add := func(id string, msgs []string) {
+		f.persist(hdr(id, at), texts(msgs...))
+		at++
+	}
+	// Sessions 0-69 (blocks 0 and 1): 2,100 documents holding alpha,
+	// which the first batch promotes; it ends within sessions 70-129.
+	for i := range 70 {
+		add(fmt.Sprintf("a%03d", i), slices.Repeat([]string{"alpha beta"}, 30))
+	}
+	for i := range 60 {
+		add(fmt.Sprintf("c%03d", i), slices.Repeat([]string{"gamma"}, 40))
+	}
+	// Sessions 130-159 (block 2), ~4 to a batch; alpha in every 10th.
+	for i := range 30 {
+		msgs := slices.Repeat([]string{"delta"}, 1000)
+		if i%10 == 0 {
+			msgs[0] = "alpha"
+		}
+		add(fmt.Sprintf("d%03d", i), msgs)
+	}
+	if err := f.ix.Rebuild(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	checkSummaries(t, f, "after the rebuild")
+	if err := f.ix.begin(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer f.ix.queue.release()
+	if got := len(storedSummaries(t, f)["alpha"]); got != 73 {
+		t.Errorf("alpha has entries in %d sessions, want 73", got)
+	}
+}
+
 // appendTexts appends alternating user and assistant messages to id's log
 // as another dsh writer would, each event timed by at (given its seq and
 // its index among the appended).

@@ -117,6 +117,7 @@ func (r blockRef) id() int64 { return r.term<<32 | r.block }
 type blockEdit struct {
 	entries []blockEntry // in key order
 	dirty   bool
+	used    bool // by the running transaction (see keptBlocks)
 }
 
 // termTx maintains the term summaries within one write transaction: the
@@ -128,8 +129,11 @@ type termTx struct {
 	// extended memoizes extends.
 	extended map[*trackedTerms]bool
 	blocks   map[blockRef]*blockEdit
-	bulk     *bulkTerms // nil unless this process fills an index it found empty
-	phrases  *cachedPhrases
+	// last is, in a private file, each tracked term's last stored block,
+	// where known (see keptBlocks): no block past it is read.
+	last    map[int64]int64
+	bulk    *bulkTerms // nil unless this process fills an index it found empty
+	phrases *cachedPhrases
 	// phraseDocs are the recorded phrases' document lists the transaction
 	// read or changed, and phraseDF each phrase's count of documents
 	// added (+) and removed (-).
@@ -142,6 +146,12 @@ type termTx struct {
 
 func (tx *termTx) block(ctx context.Context, ref blockRef) (*blockEdit, error) {
 	if b, ok := tx.blocks[ref]; ok {
+		b.used = true
+		return b, nil
+	}
+	if last, ok := tx.last[ref.term]; ok && ref.block > last {
+		b := &blockEdit{used: true}
+		tx.blocks[ref] = b
 		return b, nil
 	}
 	var buf []byte
@@ -149,7 +159,7 @@ func (tx *termTx) block(ctx context.Context, ref blockRef) (*blockEdit, error) {
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, err
 	}
-	b := &blockEdit{}
+	b := &blockEdit{used: true}
 	if b.entries, err = decodeEntries(buf); err != nil {
 		return nil, err
 	}
@@ -386,6 +396,17 @@ func (b *bulkTerms) take() []string {
 	return out
 }
 
+// stored notes that block ref is stored, in a private file (see
+// keptBlocks).
+func (tx *termTx) stored(ref blockRef) {
+	if tx.last == nil {
+		return
+	}
+	if last, ok := tx.last[ref.term]; ok && ref.block > last {
+		tx.last[ref.term] = ref.block
+	}
+}
+
 // flush writes the changed blocks and phrase counts.
 func (tx *termTx) flush(ctx context.Context) error {
 	if err := tx.flushPhrases(ctx); err != nil {
@@ -411,6 +432,7 @@ func (tx *termTx) flush(ctx context.Context) error {
 		} else {
 			_, err = tx.c.ExecContext(ctx, `INSERT OR REPLACE INTO term_sessions(id, entries) VALUES (?, ?)`,
 				ref.id(), encodeBlock(b.entries))
+			tx.stored(ref)
 		}
 		if err != nil {
 			return err
@@ -423,18 +445,20 @@ func (tx *termTx) flush(ctx context.Context) error {
 // promoteTerm starts tracking term: its summaries are built from the FTS5
 // index as it stands in the transaction (every document holding it, with
 // its frequency and length), and from then on every write keeps them. It
-// is a no-op for a term already tracked.
-func promoteTerm(ctx context.Context, c *sql.Conn, term string) error {
+// is a no-op for a term already tracked. It returns the term's blocks
+// as a promotion leaves them: its id and its last block (-1: none).
+func promoteTerm(ctx context.Context, c *sql.Conn, term string) (promoted blockRef, err error) {
+	promoted.block = -1
 	if _, tracked, err := trackedID(ctx, c, term); tracked || err != nil {
-		return err
+		return promoted, err
 	}
-	var id int64
-	if err := c.QueryRowContext(ctx, `INSERT INTO tracked_terms(term) VALUES (?) RETURNING term_id`, term).Scan(&id); err != nil {
-		return err
+	if err := c.QueryRowContext(ctx, `INSERT INTO tracked_terms(term) VALUES (?) RETURNING term_id`, term).Scan(&promoted.term); err != nil {
+		return promoted, err
 	}
+	id := promoted.term
 	entries, err := termEntries(ctx, c, term)
 	if err != nil {
-		return err
+		return promoted, err
 	}
 	for start := 0; start < len(entries); {
 		block := entries[start].key >> blockBits
@@ -444,14 +468,15 @@ func promoteTerm(ctx context.Context, c *sql.Conn, term string) error {
 		}
 		ref := blockRef{id, block}
 		if _, err := c.ExecContext(ctx, `INSERT OR REPLACE INTO term_sessions(id, entries) VALUES (?, ?)`, ref.id(), encodeBlock(entries[start:end])); err != nil {
-			return err
+			return promoted, err
 		}
+		promoted.block = block
 		start = end
 	}
 	if _, err := c.ExecContext(ctx, `UPDATE search_state SET terms_version = terms_version + 1 WHERE singleton = 1`); err != nil {
-		return fmt.Errorf("promote %q: %w", term, err)
+		return promoted, fmt.Errorf("promote %q: %w", term, err)
 	}
-	return nil
+	return promoted, nil
 }
 
 // termEntries builds term's entries afresh from the FTS5 index (every
@@ -493,8 +518,41 @@ func (ix *Index) termTx(ctx context.Context) (*termTx, error) {
 		return nil, err
 	}
 	ix.phrases = phrases
-	return &termTx{c: cached{d: ix.db, write: true}, tracked: tracked, bulk: ix.bulk, phrases: phrases,
-		phraseDocs: map[phraseSession]*phraseDocs{}, phraseDF: map[int]int64{}}, nil
+	tx := &termTx{c: cached{d: ix.db, write: true}, tracked: tracked, bulk: ix.bulk, phrases: phrases,
+		phraseDocs: map[phraseSession]*phraseDocs{}, phraseDF: map[int]int64{}}
+	if ix.private {
+		if ix.blocks == nil {
+			ix.blocks, ix.lastBlocks = map[blockRef]*blockEdit{}, map[int64]int64{}
+		}
+		tx.blocks, tx.last = ix.blocks, ix.lastBlocks
+	}
+	return tx, nil
+}
+
+// keptBlocks ends a private file's transaction for its term summary
+// blocks. A rebuild adds sessions in key order, so a batch ends in the
+// middle of a block of each of its common terms, which the next batch
+// goes on filling: a transaction of a file that only this writer writes
+// starts with the blocks the previous one used (what it wrote, flush),
+// instead of reading and decoding them again, and knows each term's last
+// stored block (as flush and promoteTerm leave it), past which it reads
+// nothing: most blocks a build writes are new. A committed transaction's
+// unused blocks are dropped (they are complete: their sessions are
+// written), a failed one's all (they hold what was rolled back).
+func (ix *Index) keptBlocks(committed bool) {
+	if !ix.private || ix.blocks == nil {
+		return
+	}
+	if !committed {
+		ix.blocks, ix.lastBlocks = nil, nil
+		return
+	}
+	for ref, b := range ix.blocks {
+		if !b.used {
+			delete(ix.blocks, ref)
+		}
+		b.used = false
+	}
 }
 
 // prepareQuery readies the index for a search: it tracks the query's
@@ -557,7 +615,7 @@ func (ix *Index) prepareQuery(ctx context.Context, match string) error {
 	}
 	return ix.db.immediate(ctx, func() error {
 		for _, t := range common {
-			if err := promoteTerm(ctx, ix.db.conn, t); err != nil {
+			if _, err := promoteTerm(ctx, ix.db.conn, t); err != nil {
 				return err
 			}
 		}
