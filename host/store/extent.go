@@ -164,6 +164,9 @@ func (s *Store) ReadAppended(ctx context.Context, id string, from Extent) ([]ses
 		return nil, Extent{}, ErrNotAppended
 	}
 	size := fi.Size() - from.Bytes
+	// Appended lines are usually few: a buffer sized to them costs less
+	// than one of logReaders would when the pool is empty, as it is in a
+	// process that only catches up.
 	lr := newLineReader(io.NewSectionReader(f, from.Bytes, size), int(min(size+1, readBufferSize)), MaxEventBytes)
 	// Deltas are restored from the events before a line; the ones before
 	// the extent were not read, so a line that needs their deltas fails to

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/seed-e9b4dba4/dsh/host/session"
 )
@@ -14,6 +15,29 @@ import (
 // readBufferSize is the read buffer; longer lines are assembled across
 // reads up to MaxEventBytes.
 const readBufferSize = 256 << 10
+
+// logReaders are the read buffers of whole-log reads (readLog,
+// readBufferSize each), used again by the next read: a build reads tens
+// of thousands of logs, and a buffer each (even one sized to its log)
+// was an eighth of all it allocated.
+var logReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, readBufferSize) }}
+
+// newLogReader reads src with a buffer of logReaders; release gives it
+// back, after which no line it returned may be used.
+func newLogReader(src *io.SectionReader) *lineReader {
+	r := logReaders.Get().(*bufio.Reader)
+	r.Reset(src)
+	return &lineReader{src: src, r: r, limit: MaxEventBytes, pooled: true}
+}
+
+// release gives a newLogReader's buffer back.
+func (lr *lineReader) release() {
+	if lr.pooled {
+		lr.r.Reset(nil)
+		logReaders.Put(lr.r)
+		lr.r, lr.pooled = nil, false
+	}
+}
 
 // MaxEventBytes bounds one line of a log (an event, or the header). Append
 // refuses a longer event and reading reports one as a CorruptError, after
@@ -34,6 +58,7 @@ type lineReader struct {
 	complete int64  // bytes consumed through the last newline
 	torn     int64  // bytes after the last newline (known once next returns io.EOF)
 	limit    int    // longest line returned; longer ones are skipped with errLineTooLong
+	pooled   bool   // r is logReaders' (see release)
 }
 
 func newLineReader(src *io.SectionReader, bufSize, limit int) *lineReader {
@@ -148,9 +173,8 @@ type logData struct {
 // readLog reads the first size bytes of a log. Bytes after the last newline
 // are reported as torn, never decoded. The header's id must be id.
 func readLog(ctx context.Context, r io.ReaderAt, size int64, path, id string) (logData, error) {
-	// Most logs are far smaller than the buffer: a buffer sized to the log
-	// saves zeroing (and collecting) a quarter megabyte per read.
-	lr := newLineReader(io.NewSectionReader(r, 0, size), int(min(size+1, readBufferSize)), MaxEventBytes)
+	lr := newLogReader(io.NewSectionReader(r, 0, size))
+	defer lr.release()
 	var d logData
 	line, err := lr.next()
 	if errors.Is(err, io.EOF) {
@@ -167,6 +191,11 @@ func readLog(ctx context.Context, r io.ReaderAt, size int64, path, id string) (l
 	}
 	if d.header, err = decodeHeader(line, id); err != nil {
 		return d, &CorruptError{Path: path, Line: 1, Err: err}
+	}
+	// The events of the lines read ahead (all of a log that fits the
+	// buffer) take one allocation instead of a slice grown line by line.
+	if ahead, err := lr.r.Peek(lr.r.Buffered()); err == nil {
+		d.events = make([]session.Event, 0, bytes.Count(ahead, []byte{'\n'}))
 	}
 	for n := 2; ; n++ {
 		if n%4096 == 0 {
