@@ -119,12 +119,12 @@ func (s *Store) InspectExtent(ctx context.Context, id string) (session.Header, [
 	if x.Tail, err = tailHash(f, d.complete); err != nil {
 		return session.Header{}, nil, Extent{}, fmt.Errorf("read session log %s: %w", path, err)
 	}
+	// Whether a writer runs is asked only of a log whose last turn is
+	// open: it reads the session's lock record, a file more per log.
 	events := d.events
-	if len(events) > 0 && !s.WriterRunning(path) {
-		if closers := closeOpenTurn(id, events); len(closers) > 0 {
-			events = append(events, closers...)
-			x.Recovered = true
-		}
+	if closers := closeOpenTurn(id, events); len(closers) > 0 && !s.WriterRunning(path) {
+		events = append(events, closers...)
+		x.Recovered = true
 	}
 	return d.header, events, x, nil
 }

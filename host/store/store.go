@@ -396,11 +396,15 @@ func (s *Store) InspectRecovered(ctx context.Context, id string) (session.Header
 	if err != nil || len(events) == 0 {
 		return h, events, err
 	}
+	closers := closeOpenTurn(id, events)
+	if len(closers) == 0 {
+		return h, events, nil
+	}
 	path, err := s.logPath(id)
 	if err != nil || s.WriterRunning(path) {
 		return h, events, nil
 	}
-	return h, append(events, closeOpenTurn(id, events)...), nil
+	return h, append(events, closers...), nil
 }
 
 // openLog opens a session log without ever blocking: O_NONBLOCK makes
