@@ -352,15 +352,7 @@ func TestARebuildOfManyBatchesKeepsExactSummaries(t *testing.T) {
 		}
 		f.persist(hdr(fmt.Sprintf("s%03d", i), int64(i)), texts(msgs...))
 	}
-	if err := f.ix.Rebuild(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
-	checkSummaries(t, f, "after the rebuild")
-	if err := f.ix.begin(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer f.ix.queue.release()
-	stored := storedSummaries(t, f)
+	stored := rebuiltAndChecked(t, f)
 	if got := len(stored["alpha"]); got != sessions {
 		t.Errorf("alpha has entries in %d sessions, want %d", got, sessions)
 	}
@@ -396,6 +388,15 @@ func TestARebuildReadsAKeptBlockDroppedMeanwhile(t *testing.T) {
 		}
 		add(fmt.Sprintf("d%03d", i), msgs)
 	}
+	if got := len(rebuiltAndChecked(t, f)["alpha"]); got != 73 {
+		t.Errorf("alpha has entries in %d sessions, want 73", got)
+	}
+}
+
+// rebuiltAndChecked rebuilds the index, checks its summaries against
+// FTS5 and returns them.
+func rebuiltAndChecked(t *testing.T, f *fixture) map[string][]blockEntry {
+	t.Helper()
 	if err := f.ix.Rebuild(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -404,9 +405,7 @@ func TestARebuildReadsAKeptBlockDroppedMeanwhile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.ix.queue.release()
-	if got := len(storedSummaries(t, f)["alpha"]); got != 73 {
-		t.Errorf("alpha has entries in %d sessions, want 73", got)
-	}
+	return storedSummaries(t, f)
 }
 
 // appendTexts appends alternating user and assistant messages to id's log
