@@ -50,10 +50,7 @@ type Index struct {
 	forceFull   bool  // the running reconciliation lists everything (Verify)
 	private     bool  // a rebuild's new file, which no other process knows (see buildBeside)
 	ranked      *rankedSessions
-	// blocks are a private file's term summary blocks as its last
-	// transactions left them (see keptBlocks).
-	blocks     map[blockRef]*blockEdit
-	lastBlocks map[int64]int64
+	kept        *keptBlocks // a private file's, between its transactions
 	// tracked is the tracked vocabulary as the last write read it; the
 	// goroutines that read logs ahead of the writer cut their summaries
 	// to it (summarize).

@@ -129,11 +129,9 @@ type termTx struct {
 	// extended memoizes extends.
 	extended map[*trackedTerms]bool
 	blocks   map[blockRef]*blockEdit
-	// last is, in a private file, each tracked term's last stored block,
-	// where known (see keptBlocks): no block past it is read.
-	last    map[int64]int64
-	bulk    *bulkTerms // nil unless this process fills an index it found empty
-	phrases *cachedPhrases
+	kept     *keptBlocks // a private file's (blocks is then kept.blocks)
+	bulk     *bulkTerms  // nil unless this process fills an index it found empty
+	phrases  *cachedPhrases
 	// phraseDocs are the recorded phrases' document lists the transaction
 	// read or changed, and phraseDF each phrase's count of documents
 	// added (+) and removed (-).
@@ -149,7 +147,7 @@ func (tx *termTx) block(ctx context.Context, ref blockRef) (*blockEdit, error) {
 		b.used = true
 		return b, nil
 	}
-	if last, ok := tx.last[ref.term]; ok && ref.block > last {
+	if tx.kept.past(ref) {
 		b := &blockEdit{used: true}
 		tx.blocks[ref] = b
 		return b, nil
@@ -396,17 +394,6 @@ func (b *bulkTerms) take() []string {
 	return out
 }
 
-// stored notes that block ref is stored, in a private file (see
-// keptBlocks).
-func (tx *termTx) stored(ref blockRef) {
-	if tx.last == nil {
-		return
-	}
-	if last, ok := tx.last[ref.term]; ok && ref.block > last {
-		tx.last[ref.term] = ref.block
-	}
-}
-
 // flush writes the changed blocks and phrase counts.
 func (tx *termTx) flush(ctx context.Context) error {
 	if err := tx.flushPhrases(ctx); err != nil {
@@ -432,7 +419,7 @@ func (tx *termTx) flush(ctx context.Context) error {
 		} else {
 			_, err = tx.c.ExecContext(ctx, `INSERT OR REPLACE INTO term_sessions(id, entries) VALUES (?, ?)`,
 				ref.id(), encodeBlock(b.entries))
-			tx.stored(ref)
+			tx.kept.stored(ref)
 		}
 		if err != nil {
 			return err
@@ -521,35 +508,69 @@ func (ix *Index) termTx(ctx context.Context) (*termTx, error) {
 	tx := &termTx{c: cached{d: ix.db, write: true}, tracked: tracked, bulk: ix.bulk, phrases: phrases,
 		phraseDocs: map[phraseSession]*phraseDocs{}, phraseDF: map[int]int64{}}
 	if ix.private {
-		if ix.blocks == nil {
-			ix.blocks, ix.lastBlocks = map[blockRef]*blockEdit{}, map[int64]int64{}
+		if ix.kept == nil {
+			ix.kept = &keptBlocks{blocks: map[blockRef]*blockEdit{}, last: map[int64]int64{}}
 		}
-		tx.blocks, tx.last = ix.blocks, ix.lastBlocks
+		tx.kept, tx.blocks = ix.kept, ix.kept.blocks
 	}
 	return tx, nil
 }
 
-// keptBlocks ends a private file's transaction for its term summary
-// blocks. A rebuild adds sessions in key order, so a batch ends in the
-// middle of a block of each of its common terms, which the next batch
+// promote promotes term (promoteTerm) and, in a private file, keeps its
+// last block.
+func (tx *termTx) promote(ctx context.Context, c *sql.Conn, term string) error {
+	promoted, err := promoteTerm(ctx, c, term)
+	if err == nil && tx.kept != nil && promoted.term != 0 {
+		tx.kept.last[promoted.term] = promoted.block
+	}
+	return err
+}
+
+// keptBlocks are what a private file's transactions keep of its term
+// summary blocks. A rebuild adds sessions in key order, so a batch ends in
+// the middle of a block of each of its common terms, which the next batch
 // goes on filling: a transaction of a file that only this writer writes
 // starts with the blocks the previous one used (what it wrote, flush),
 // instead of reading and decoding them again, and knows each term's last
 // stored block (as flush and promoteTerm leave it), past which it reads
-// nothing: most blocks a build writes are new. A committed transaction's
-// unused blocks are dropped (they are complete: their sessions are
-// written), a failed one's all (they hold what was rolled back).
-func (ix *Index) keptBlocks(committed bool) {
-	if !ix.private || ix.blocks == nil {
+// nothing: most blocks a build writes are new.
+type keptBlocks struct {
+	blocks map[blockRef]*blockEdit
+	last   map[int64]int64 // per tracked term, where known
+}
+
+// past reports whether ref lies past its term's last stored block, so
+// that it is not stored (false for a nil k or an unknown term).
+func (k *keptBlocks) past(ref blockRef) bool {
+	if k == nil {
+		return false
+	}
+	last, ok := k.last[ref.term]
+	return ok && ref.block > last
+}
+
+// stored notes that block ref was written.
+func (k *keptBlocks) stored(ref blockRef) {
+	if k.past(ref) {
+		k.last[ref.term] = ref.block
+	}
+}
+
+// endTransaction ends a private file's transaction for the blocks it
+// keeps: a committed transaction's unused blocks are dropped (they are
+// complete: their sessions are written), a failed one's all, and the last
+// blocks with them (they hold what was rolled back).
+func (ix *Index) endTransaction(committed bool) {
+	if ix.kept == nil {
 		return
 	}
 	if !committed {
-		ix.blocks, ix.lastBlocks = nil, nil
+		ix.kept = nil
 		return
 	}
-	for ref, b := range ix.blocks {
+	for ref, b := range ix.kept.blocks {
 		if !b.used {
-			delete(ix.blocks, ref)
+			delete(ix.kept.blocks, ref)
 		}
 		b.used = false
 	}

@@ -181,7 +181,7 @@ func (ix *Index) commit(ctx context.Context, b *batch) (commitResult, error) {
 	if err == nil {
 		_, err = db.conn.ExecContext(ctx, `COMMIT`)
 	}
-	ix.keptBlocks(err == nil)
+	ix.endTransaction(err == nil)
 	if err != nil {
 		_, _ = db.conn.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`)
 		return commitResult{}, err
@@ -288,12 +288,8 @@ func (ix *Index) writeBatch(ctx context.Context, b *batch, res *commitResult) er
 	}
 	if w.terms != nil {
 		for _, term := range w.terms.bulk.take() {
-			promoted, err := promoteTerm(ctx, c, term)
-			if err != nil {
+			if err := w.terms.promote(ctx, c, term); err != nil {
 				return err
-			}
-			if w.terms.last != nil && promoted.term != 0 {
-				w.terms.last[promoted.term] = promoted.block
 			}
 		}
 	}
