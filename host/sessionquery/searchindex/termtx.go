@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"strings"
 	"sync"
@@ -332,12 +333,12 @@ func (tx *termTx) addSession(ctx context.Context, key int64, st *sessionTerms, r
 type bulkTerms struct {
 	mu       sync.Mutex
 	trackMin int64
-	counts   map[string]*int64
+	counts   map[uint64]int64 // by the term's hash (see addLocked)
 	promote  []string
 }
 
 func newBulkTerms(trackMin int64) *bulkTerms {
-	return &bulkTerms{trackMin: trackMin, counts: map[string]*int64{}}
+	return &bulkTerms{trackMin: trackMin, counts: map[uint64]int64{}}
 }
 
 // add counts delta documents of term.
@@ -351,17 +352,15 @@ func (b *bulkTerms) add(term string, delta int64) {
 }
 
 func (b *bulkTerms) addLocked(term string, delta int64) {
-	// Counts are updated through a pointer, never by assigning to the
-	// map: an assignment stores the caller's key, a substring of a whole
-	// document, and the map would keep every term's latest document.
-	n, ok := b.counts[term]
-	if !ok {
-		n = new(int64)
-		b.counts[strings.Clone(term)] = n
-	}
-	before := *n
-	*n += delta
-	if before < b.trackMin && *n >= b.trackMin {
+	// Terms are counted by their 64-bit hash: the map holds no string
+	// (no copy of every term of the corpus, nothing for the collector to
+	// scan) and a lookup compares none. Terms whose hashes collide share
+	// a count, so one may be promoted early: that costs its summaries,
+	// which are exact at any count, and changes no result.
+	h := maphash.String(termSeed, term)
+	before := b.counts[h]
+	b.counts[h] = before + delta
+	if before < b.trackMin && before+delta >= b.trackMin {
 		b.promote = append(b.promote, strings.Clone(term))
 	}
 }
