@@ -103,6 +103,12 @@ func requestsAreDurable(t *testing.T, events []session.Event, prompt string, req
 	}
 }
 
+// fileLimit is the file size cap of these tests. It applies to every file
+// dsh writes, so it leaves room for the search index's empty schema (about
+// 1.4 MiB: a page per table and index, 64 KiB pages), which dsh makes
+// before it can serve a session.
+const fileLimit = 2 << 20
+
 // bigReply is a model answer larger than the file size cap: its second
 // streamed half is the write that fails.
 func bigReply(limit int64) fakellm.Reply {
@@ -111,7 +117,7 @@ func bigReply(limit int64) fakellm.Reply {
 
 func TestFullDiskDuringDshRunReachesTheUserAndKeepsTheLog(t *testing.T) {
 	bin := dshBinary(t)
-	const limit = 256 << 10
+	const limit = fileLimit
 	srv := fakellm.New(bigReply(limit))
 	defer srv.Close()
 	h := newHermetic(t)
@@ -250,7 +256,7 @@ type rpcError struct {
 }
 
 func TestFullDiskDuringAnACPPromptIsAJSONRPCErrorAndTheAgentLivesOn(t *testing.T) {
-	const limit = 256 << 10
+	const limit = fileLimit
 	srv := fakellm.New(bigReply(limit), fakellm.Reply{Text: "short answer"})
 	defer srv.Close()
 	h := newHermetic(t)
@@ -335,10 +341,7 @@ func fillLog(t *testing.T, home, cwd string, size int64) string {
 // already reached the size cap: not even the turn's start can be saved.
 // The prompt must still fail visibly, not answer as if it were cancelled.
 func TestFullLogDuringAnACPPromptIsAJSONRPCError(t *testing.T) {
-	// The file-size limit applies to every file dsh writes: it must leave
-	// room for the search index's empty schema (about 150 KiB: a page per
-	// table and index, 8 KiB pages).
-	const limit = 256 << 10
+	const limit = fileLimit
 	srv := fakellm.New(fakellm.Reply{Text: "never saved"})
 	defer srv.Close()
 	h := newHermetic(t)

@@ -501,10 +501,11 @@ func TestARebuildThatShrinksTheFileKeepsOtherReadersWorking(t *testing.T) {
 
 // TestNewFilesTakeTheNewPageSizeAndRebuildsKeepTheirs: a new index file
 // gets newPageSize; one made with another page size (an index made by an
-// earlier dsh, with SQLite's default 4 KiB) is rebuilt with its own, as the
-// copy into a WAL file requires.
+// earlier dsh, with 8 KiB pages) is rebuilt with its own, as the copy into
+// a WAL file requires. Either way the write-ahead log is checkpointed
+// every walBytes.
 func TestNewFilesTakeTheNewPageSizeAndRebuildsKeepTheirs(t *testing.T) {
-	for _, size := range []int{0, 4096} {
+	for _, size := range []int{0, 8192} {
 		f := newFixture(t, func(c *Config) { c.pageSize = size })
 		f.persist(hdr("a", 1), texts("needle a"))
 		f.sessions(sessionquery.SessionSearchRequest{Query: "needle"})
@@ -514,6 +515,9 @@ func TestNewFilesTakeTheNewPageSizeAndRebuildsKeepTheirs(t *testing.T) {
 		}
 		if got := filePageSize(f.cfg.Path); got != want {
 			t.Fatalf("page size %d, want %d", got, want)
+		}
+		if got := f.count(`PRAGMA wal_autocheckpoint`); got != walBytes/want {
+			t.Errorf("checkpoints every %d pages of %d bytes, want %d", got, want, walBytes/want)
 		}
 		// This dsh opens the file (made by an earlier one, when size is
 		// not 0) with its own defaults.
@@ -526,6 +530,9 @@ func TestNewFilesTakeTheNewPageSizeAndRebuildsKeepTheirs(t *testing.T) {
 		}
 		if got := filePageSize(f.cfg.Path); got != want {
 			t.Errorf("after the rebuild: page size %d, want %d", got, want)
+		}
+		if got := f.count(`PRAGMA wal_autocheckpoint`); got != walBytes/want {
+			t.Errorf("after the rebuild: checkpoints every %d pages of %d bytes, want %d", got, want, walBytes/want)
 		}
 		if got := sorted(sessionIDs(f.sessions(sessionquery.SessionSearchRequest{Query: "needle"}))); !reflect.DeepEqual(got, []string{"a", "b"}) {
 			t.Errorf("after the rebuild: %v", got)
