@@ -239,9 +239,13 @@ func (ix *Index) buildBeside(ctx context.Context, progress func(done, total int)
 // ~25 MB between its live heap and its goal; at 150 MiB that rebuild took
 // ~7% less time and ~10% less CPU (4 alternating runs each) for 238 MB
 // instead of 217 MB, and the large preset's 235 MB instead of 217 MB with
-// no change in time. Above the limit the GC's share of CPU is capped, so
-// a build that needs more still finishes.
-const buildMemoryLimit = 150 << 20
+// no change in time. Since the index's pages are 64 KiB (newPageSize),
+// SQLite holds less beside the heap: at 150 MiB the tiny rebuild peaked at
+// 216 MB, and at 160 MiB it took 19.2 s instead of 20.3 s on average
+// (alternating runs, 3 and 5) for 226-228 MB (170 MiB: 19.4 s, 235-237
+// MB). Above the limit the GC's share of CPU is capped, so a build that
+// needs more still finishes.
+const buildMemoryLimit = 160 << 20
 
 // boundBuildMemory lowers Go's soft memory limit to buildMemoryLimit
 // (see there) and returns what restores it.
