@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"sync"
 	"syscall"
 
 	"github.com/seed-e9b4dba4/dsh/host/session"
@@ -39,6 +40,9 @@ type Extent struct {
 
 // tailBytes is how much of a log before an extent's end its Tail hashes.
 const tailBytes = 4096
+
+// tailBuffers hold what tailHash reads: a build hashes every log's tail.
+var tailBuffers = sync.Pool{New: func() any { return new([tailBytes]byte) }}
 
 // ErrNotAppended reports that a log is not the one an extent was read
 // from plus appended lines (another file, shorter, a changed tail, a read
@@ -221,7 +225,9 @@ func turnOpen(open bool, events []session.Event) bool {
 // tailHash hashes the tailBytes of r before end.
 func tailHash(r io.ReaderAt, end int64) (uint64, error) {
 	start := max(0, end-tailBytes)
-	buf := make([]byte, end-start)
+	tail := tailBuffers.Get().(*[tailBytes]byte)
+	defer tailBuffers.Put(tail)
+	buf := tail[:end-start]
 	if _, err := r.ReadAt(buf, start); err != nil && !(errors.Is(err, io.EOF) && len(buf) == 0) {
 		return 0, err
 	}

@@ -19,23 +19,32 @@ const readBufferSize = 256 << 10
 // logReaders are the read buffers of whole-log reads (readLog,
 // readBufferSize each), used again by the next read: a build reads tens
 // of thousands of logs, and a buffer each (even one sized to its log)
-// was an eighth of all it allocated.
-var logReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, readBufferSize) }}
+// was an eighth of all it allocated. headerReaders are the smaller ones
+// of header reads (readHeader): a first listing reads every log's.
+var (
+	logReaders    = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, readBufferSize) }}
+	headerReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, headerBufferSize) }}
+)
 
-// newLogReader reads src with a buffer of logReaders; release gives it
-// back, after which no line it returned may be used.
-func newLogReader(src *io.SectionReader) *lineReader {
-	r := logReaders.Get().(*bufio.Reader)
+// headerBufferSize is the read buffer of a header read; a longer header
+// is assembled across reads up to maxHeaderLen.
+const headerBufferSize = 4096
+
+// newPooledReader reads src with a buffer of pool, holding lines of up to
+// limit bytes; release gives the buffer back, after which no line it
+// returned may be used.
+func newPooledReader(pool *sync.Pool, src *io.SectionReader, limit int) *lineReader {
+	r := pool.Get().(*bufio.Reader)
 	r.Reset(src)
-	return &lineReader{src: src, r: r, limit: MaxEventBytes, pooled: true}
+	return &lineReader{src: src, r: r, limit: limit, pool: pool}
 }
 
-// release gives a newLogReader's buffer back.
+// release gives a newPooledReader's buffer back.
 func (lr *lineReader) release() {
-	if lr.pooled {
+	if lr.pool != nil {
 		lr.r.Reset(nil)
-		logReaders.Put(lr.r)
-		lr.r, lr.pooled = nil, false
+		lr.pool.Put(lr.r)
+		lr.r, lr.pool = nil, nil
 	}
 }
 
@@ -54,11 +63,11 @@ type lineReader struct {
 	src      *io.SectionReader
 	r        *bufio.Reader
 	buf      []byte
-	scan     []byte // measure's window
-	complete int64  // bytes consumed through the last newline
-	torn     int64  // bytes after the last newline (known once next returns io.EOF)
-	limit    int    // longest line returned; longer ones are skipped with errLineTooLong
-	pooled   bool   // r is logReaders' (see release)
+	scan     []byte     // measure's window
+	complete int64      // bytes consumed through the last newline
+	torn     int64      // bytes after the last newline (known once next returns io.EOF)
+	limit    int        // longest line returned; longer ones are skipped with errLineTooLong
+	pool     *sync.Pool // the pool r is from, if any (see release)
 }
 
 func newLineReader(src *io.SectionReader, bufSize, limit int) *lineReader {
@@ -173,7 +182,7 @@ type logData struct {
 // readLog reads the first size bytes of a log. Bytes after the last newline
 // are reported as torn, never decoded. The header's id must be id.
 func readLog(ctx context.Context, r io.ReaderAt, size int64, path, id string) (logData, error) {
-	lr := newLogReader(io.NewSectionReader(r, 0, size))
+	lr := newPooledReader(&logReaders, io.NewSectionReader(r, 0, size), MaxEventBytes)
 	defer lr.release()
 	var d logData
 	line, err := lr.next()
@@ -226,7 +235,8 @@ func readLog(ctx context.Context, r io.ReaderAt, size int64, path, id string) (l
 
 // readHeader reads only line 1 of a log.
 func readHeader(r io.ReaderAt, size int64, path, id string) (session.Header, error) {
-	lr := newLineReader(io.NewSectionReader(r, 0, min(size, maxHeaderLen+1)), 4096, maxHeaderLen)
+	lr := newPooledReader(&headerReaders, io.NewSectionReader(r, 0, min(size, maxHeaderLen+1)), maxHeaderLen)
+	defer lr.release() // decodeHeader keeps nothing of line
 	line, err := lr.next()
 	switch {
 	case errors.Is(err, io.EOF) && lr.torn == 0:
