@@ -128,6 +128,9 @@ func checkPayloadShape(e Event) string {
 		}
 		return checkMessageShape(e)
 	case TypeRequestHeader:
+		if requestHeaderOK(e.Data) {
+			return ""
+		}
 		return checkRequestHeaderShape(e.Data)
 	}
 	return ""

@@ -334,3 +334,113 @@ func tokenIs(tok []byte, s string) bool {
 func sameString(a, b []byte) bool {
 	return bytes.Equal(a, b) || bytes.Equal(jsonscan.Unquote(nil, a), jsonscan.Unquote(nil, b))
 }
+
+// Fields of a request/header's data as checkRequestHeaderShape decodes
+// them, and the marks adapterDefaults may hold.
+var (
+	requestHeaderFields = []string{"header", "reason"}
+	headerFields        = []string{"config", "adapterDefaults"}
+	configFields        = []string{"provider", "model", "maxTokens", "reasoningEffort"}
+)
+
+// requestHeaderOK reports whether checkRequestHeaderShape(data) would
+// return "", walking the data once in place where encoding/json decodes
+// it twice or three times (its system prompt and tools are most of a short
+// session's bytes). Like messageShapeOK, false means "not known", never
+// "malformed".
+func requestHeaderOK(b []byte) bool {
+	i := jsonscan.SkipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	var h headerMarks
+	end, ok := fields(b, i, requestHeaderFields, func(f, v int) (int, bool) {
+		if f == 0 {
+			return h.read(b, v)
+		}
+		if b[v] != '"' {
+			return jsonscan.Value(b, v) // only the string "fallback" is refused
+		}
+		var reason []byte
+		end, ok := stringToken(b, v, &reason)
+		return end, ok && !tokenIs(reason, "fallback")
+	})
+	return ok && h.ok() && jsonscan.SkipSpace(b, end) == len(b)
+}
+
+// headerMarks is what requestHeaderOK learns of a request header: whether
+// its config names a provider and a model and which optional settings it
+// holds, and which of them adapterDefaults marks.
+type headerMarks struct {
+	header, config, named         bool
+	maxTokens, effort             bool
+	markedMaxTokens, markedEffort bool
+}
+
+// read checks the header object at b[v].
+func (h *headerMarks) read(b []byte, v int) (int, bool) {
+	if b[v] != '{' {
+		return v, false
+	}
+	h.header = true
+	return fields(b, v, headerFields, func(f, v int) (int, bool) {
+		if f == 0 {
+			return h.readConfig(b, v)
+		}
+		return h.readMarks(b, v)
+	})
+}
+
+// readConfig checks the config object at b[v]: provider and model
+// non-empty strings, reasoningEffort, if there, one too.
+func (h *headerMarks) readConfig(b []byte, v int) (int, bool) {
+	if b[v] != '{' {
+		return v, false
+	}
+	h.config = true
+	var provider, model []byte
+	end, ok := fields(b, v, configFields, func(f, v int) (int, bool) {
+		switch configFields[f] {
+		case "provider":
+			return stringToken(b, v, &provider)
+		case "model":
+			return stringToken(b, v, &model)
+		case "maxTokens":
+			h.maxTokens = true
+			return jsonscan.Value(b, v)
+		}
+		var effort []byte
+		h.effort = true
+		end, ok := stringToken(b, v, &effort)
+		return end, ok && len(effort) > 2
+	})
+	// A string token longer than its quotes decodes to a non-empty string.
+	h.named = len(provider) > 2 && len(model) > 2
+	return end, ok
+}
+
+// readMarks checks adapterDefaults at b[v]: an object whose members are
+// maxTokens or reasoningEffort, each true.
+func (h *headerMarks) readMarks(b []byte, v int) (int, bool) {
+	if b[v] != '{' {
+		return v, false
+	}
+	return jsonscan.Object(b, v, func(key []byte, flags jsonscan.StrFlags, v int) (int, bool) {
+		marked := &h.markedMaxTokens
+		switch {
+		case !flags.Plain():
+			return v, false
+		case string(key) == "reasoningEffort":
+			marked = &h.markedEffort
+		case string(key) != "maxTokens":
+			return v, false
+		}
+		*marked = true // given twice, each must be true: the map keeps the last
+		return jsonscan.Literal(b, v, "true")
+	})
+}
+
+// ok reports whether what was read is a well-formed request header.
+func (h *headerMarks) ok() bool {
+	return h.header && h.config && h.named && (h.maxTokens || !h.markedMaxTokens) && (h.effort || !h.markedEffort)
+}

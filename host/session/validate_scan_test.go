@@ -105,3 +105,96 @@ func FuzzQuickShape(f *testing.F) {
 		}
 	})
 }
+
+// requestHeaderSeeds are well-formed request/header payloads: what the
+// writers produce, and a few the format allows.
+func requestHeaderSeeds() []string {
+	return []string{
+		string(MustMarshal(RequestHeader{Reason: HeaderInitial, Header: EpochHeader{
+			Config: CallConfig{Provider: "deepseek", Model: "deepseek-v4-flash"}, System: "sys",
+			Tools: []json.RawMessage{json.RawMessage(`{"name":"bash","parameters":{"type":"object"}}`)}}})),
+		`{"header":{"config":{"provider":"deepseek","model":"deepseek-v4-flash","reasoningEffort":"high"},"adapterDefaults":{"reasoningEffort":true},"system":"sys"},"reason":"initial"}`,
+		`{"header":{"adapterDefaults":{"maxTokens":true,"reasoningEffort":true},"config":{"maxTokens":null,"model":"m","provider":"p\u00e9","reasoningEffort":"low"}},"reason":null}`,
+		` {"reason":"resume","header":{"config":{"provider":"p","model":"数据库","x":[1,{"y":2}]},"tools":[]},"extra":{"a":true}} `,
+		`{"header":{"config":{"provider":"p","model":"m"},"adapterDefaults":{}},"reason":7}`,
+		`{"header":{"config":{"provider":"p","model":"m","maxTokens":8},"adapterDefaults":{"maxTokens":true,"maxTokens":true}}}`,
+	}
+}
+
+func TestQuickRequestHeaderAcceptsWellFormedPayloads(t *testing.T) {
+	for i, data := range requestHeaderSeeds() {
+		if msg := checkRequestHeaderShape(json.RawMessage(data)); msg != "" {
+			t.Fatalf("seed %d is not well formed: %s", i, msg)
+		}
+		if !requestHeaderOK([]byte(data)) {
+			t.Errorf("seed %d: the quick check is not sure of %s", i, data)
+		}
+	}
+}
+
+// What checkRequestHeaderShape refuses, and where encoding/json's rules
+// are subtle, the quick check is never sure of.
+func TestQuickRequestHeaderDefersWhereEncodingJSONDecides(t *testing.T) {
+	for _, c := range []struct{ name, data string }{
+		{"no header", `{"reason":"initial"}`},
+		{"null header", `{"header":null}`},
+		{"config not an object", `{"header":{"config":[]}}`},
+		{"empty provider", `{"header":{"config":{"provider":"","model":"m"}}}`},
+		{"numeric model", `{"header":{"config":{"provider":"p","model":1}}}`},
+		{"null reasoningEffort", `{"header":{"config":{"provider":"p","model":"m","reasoningEffort":null}}}`},
+		{"empty reasoningEffort", `{"header":{"config":{"provider":"p","model":"m","reasoningEffort":""}}}`},
+		{"unknown default marked", `{"header":{"config":{"provider":"p","model":"m"},"adapterDefaults":{"temperature":true}}}`},
+		{"mark not true", `{"header":{"config":{"provider":"p","model":"m","maxTokens":1},"adapterDefaults":{"maxTokens":1}}}`},
+		{"mark of an absent setting", `{"header":{"config":{"provider":"p","model":"m"},"adapterDefaults":{"maxTokens":true}}}`},
+		{"mark given twice", `{"header":{"config":{"provider":"p","model":"m","maxTokens":1},"adapterDefaults":{"maxTokens":1,"maxTokens":true}}}`},
+		{"null adapterDefaults", `{"header":{"config":{"provider":"p","model":"m"},"adapterDefaults":null}}`},
+		{"legacy reason", `{"header":{"config":{"provider":"p","model":"m"}},"reason":"fallback"}`},
+		{"escaped legacy reason", `{"header":{"config":{"provider":"p","model":"m"}},"reason":"f\u0061llback"}`},
+		{"key differing in case", `{"header":{"config":{"provider":"p","Model":"m","model":"m"}}}`},
+		{"escaped key", `{"header":{"config":{"provider":"p","mod\u0065l":"m"}}}`},
+		{"repeated config", `{"header":{"config":{"provider":"p","model":"m"},"config":{}}}`},
+		{"trailing bytes", `{"header":{"config":{"provider":"p","model":"m"}}}}`},
+	} {
+		if requestHeaderOK([]byte(c.data)) {
+			t.Errorf("%s: the quick check claimed %s is well formed", c.name, c.data)
+		}
+	}
+}
+
+// Every single-byte edit of every seed: whenever the quick check is sure,
+// checkRequestHeaderShape must agree (FuzzQuickRequestHeader explores
+// further).
+func TestQuickRequestHeaderNeverAcceptsWhatTheSlowPathRejects(t *testing.T) {
+	subst := []byte(`"{}[],:\ 0-1.eEnulltrfasXy` + "\x00\xff")
+	check := func(edited []byte) {
+		if requestHeaderOK(edited) {
+			if msg := checkRequestHeaderShape(json.RawMessage(edited)); msg != "" {
+				t.Fatalf("%s: quick check accepted, checkRequestHeaderShape says %s", edited, msg)
+			}
+		}
+	}
+	for _, seed := range requestHeaderSeeds() {
+		data := []byte(seed)
+		for i := range data {
+			check(append(append([]byte{}, data[:i]...), data[i+1:]...))
+			for _, c := range subst {
+				edited := append([]byte{}, data...)
+				edited[i] = c
+				check(edited)
+			}
+		}
+	}
+}
+
+func FuzzQuickRequestHeader(f *testing.F) {
+	for _, data := range requestHeaderSeeds() {
+		f.Add([]byte(data))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if requestHeaderOK(data) {
+			if msg := checkRequestHeaderShape(json.RawMessage(data)); msg != "" {
+				t.Fatalf("quick check accepted %s, checkRequestHeaderShape says %s", data, msg)
+			}
+		}
+	})
+}
