@@ -65,24 +65,28 @@ func TestQuickShapeDefersWhereEncodingJSONDecides(t *testing.T) {
 // checkMessageShape must agree. This is the property the fuzz target
 // below explores further.
 func TestQuickShapeNeverAcceptsWhatTheSlowPathRejects(t *testing.T) {
-	subst := []byte(`"{}[],:\ 0-1.eEnulltrfasXy` + "\x00\xff")
 	for _, seed := range quickShapeSeeds() {
-		data := []byte(seed.Data)
-		for i := range data {
-			check := func(edited []byte) {
-				e := Event{Type: seed.Type, Data: json.RawMessage(edited)}
-				if messageShapeOK(e) {
-					if msg := checkMessageShape(e); msg != "" {
-						t.Fatalf("%s %s: quick check accepted, checkMessageShape says %s", seed.Type, edited, msg)
-					}
+		eachEdit([]byte(seed.Data), func(edited []byte) {
+			e := Event{Type: seed.Type, Data: json.RawMessage(edited)}
+			if messageShapeOK(e) {
+				if msg := checkMessageShape(e); msg != "" {
+					t.Fatalf("%s %s: quick check accepted, checkMessageShape says %s", seed.Type, edited, msg)
 				}
 			}
-			check(append(append([]byte{}, data[:i]...), data[i+1:]...))
-			for _, c := range subst {
-				edited := append([]byte{}, data...)
-				edited[i] = c
-				check(edited)
-			}
+		})
+	}
+}
+
+// eachEdit calls check with every single-byte edit of data: each byte
+// deleted, and each replaced by one of a few that JSON gives a meaning.
+func eachEdit(data []byte, check func(edited []byte)) {
+	subst := []byte(`"{}[],:\ 0-1.eEnulltrfasXy` + "\x00\xff")
+	for i := range data {
+		check(append(append([]byte{}, data[:i]...), data[i+1:]...))
+		for _, c := range subst {
+			edited := append([]byte{}, data...)
+			edited[i] = c
+			check(edited)
 		}
 	}
 }
@@ -165,24 +169,14 @@ func TestQuickRequestHeaderDefersWhereEncodingJSONDecides(t *testing.T) {
 // checkRequestHeaderShape must agree (FuzzQuickRequestHeader explores
 // further).
 func TestQuickRequestHeaderNeverAcceptsWhatTheSlowPathRejects(t *testing.T) {
-	subst := []byte(`"{}[],:\ 0-1.eEnulltrfasXy` + "\x00\xff")
-	check := func(edited []byte) {
-		if requestHeaderOK(edited) {
-			if msg := checkRequestHeaderShape(json.RawMessage(edited)); msg != "" {
-				t.Fatalf("%s: quick check accepted, checkRequestHeaderShape says %s", edited, msg)
-			}
-		}
-	}
 	for _, seed := range requestHeaderSeeds() {
-		data := []byte(seed)
-		for i := range data {
-			check(append(append([]byte{}, data[:i]...), data[i+1:]...))
-			for _, c := range subst {
-				edited := append([]byte{}, data...)
-				edited[i] = c
-				check(edited)
+		eachEdit([]byte(seed), func(edited []byte) {
+			if requestHeaderOK(edited) {
+				if msg := checkRequestHeaderShape(json.RawMessage(edited)); msg != "" {
+					t.Fatalf("%s: quick check accepted, checkRequestHeaderShape says %s", edited, msg)
+				}
 			}
-		}
+		})
 	}
 }
 
