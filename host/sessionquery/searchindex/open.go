@@ -393,13 +393,14 @@ func (d *database) reset(ctx context.Context) error {
 // system call or two each. On the tiny preset (a 600 MB index), 64 KiB
 // pages made that copy 1.1-1.2 s instead of 2.1-2.4 s with 8 KiB ones,
 // and the final merge (finishBuild) 1.75 s instead of 2.1-2.2 s: whole
-// rebuilds 19.6-20.2 s instead of 20.9-22.8 s, and 18.9 s instead of
-// 22.3 s on the large preset. Searches and the catch-up after appended
-// events were as fast; a listing reads whole pages for its few rows,
-// ~0.7 ms more of ~8 ms. A file keeps the page size it was made with:
-// an index made with 8 KiB pages is rebuilt with them (the copy into a
-// WAL file cannot change it); removing the index file makes a new one.
-// An empty index is a page per table and index, about 1.4 MiB.
+// rebuilds 19.6-20.0 s instead of 21.5-21.9 s (alternating), and 18.9 s
+// instead of 22.3 s on the large preset. Searches were as fast; the
+// catch-up after appended events writes whole pages, 19.5 ms instead of
+// 16.9 on the large preset, and a listing reads them, ~0.7 ms more of
+// ~8 ms. A file keeps the page size it was made with: an index made with
+// 8 KiB pages is rebuilt with them (the copy into a WAL file cannot change
+// it); removing the index file makes a new one. An empty index is a page
+// per table and index, about 1.4 MiB.
 const newPageSize = 65536
 
 // walBytes bounds the write-ahead log between checkpoints in bytes
