@@ -231,20 +231,15 @@ func (ix *Index) buildBeside(ctx context.Context, progress func(done, total int)
 // beside the index (a rebuild, or the first fill of an empty one), unless
 // GOMEMLIMIT sets one or the program set a lower one. A build of many
 // small logs keeps ~80 MB live (the listing of every log, the logs read
-// ahead, their term summaries) beside ~88 MB of SQLite's caches, FTS5's
-// in-memory index and the program itself, and the default GC policy lets
-// the heap reach twice its live size: the tiny preset's rebuild peaked at
-// 308 MB RSS without a limit. Peak RSS is about the limit plus those 88
-// MB. At 128 MiB the collector ran ~300 times in a tiny rebuild, with
-// ~25 MB between its live heap and its goal; at 150 MiB that rebuild took
-// ~7% less time and ~10% less CPU (4 alternating runs each) for 238 MB
-// instead of 217 MB, and the large preset's 235 MB instead of 217 MB with
-// no change in time. Since the index's pages are 64 KiB (newPageSize),
-// SQLite holds less beside the heap: at 150 MiB the tiny rebuild peaked at
-// 216 MB, and at 160 MiB it took 19.2 s instead of 20.3 s on average
-// (alternating runs, 3 and 5) for 226-228 MB (170 MiB: 19.4 s, 235-237
-// MB). Above the limit the GC's share of CPU is capped, so a build that
-// needs more still finishes.
+// ahead, their term summaries), and the default GC policy lets the heap
+// reach twice that: the tiny preset's rebuild peaked at 308 MB RSS without
+// a limit. With one, peak RSS is about the limit plus what SQLite, FTS5's
+// in-memory index and the program hold beside the heap, ~60 MB with 64 KiB
+// pages (newPageSize). The limit trades collections for memory; on the
+// tiny preset (alternating runs) 150 MiB took 20.3 s on average for 216
+// MB, 160 MiB 19.2 s for 226-228 MB and 170 MiB 19.4 s for 235-237 MB,
+// and at 128 MiB the collector ran ~300 times. Above the limit the GC's
+// share of CPU is capped, so a build that needs more still finishes.
 const buildMemoryLimit = 160 << 20
 
 // boundBuildMemory lowers Go's soft memory limit to buildMemoryLimit

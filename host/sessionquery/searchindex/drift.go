@@ -31,7 +31,7 @@ const racyWindow = 2 * time.Second
 
 // drift is what one reconciliation learned beyond the journal.
 type drift struct {
-	ids        []string         // sessions to look at again (an id may repeat: the callers merge them with the journal's)
+	ids        []string         // sessions to look at again, maybe twice (incremental merges them)
 	stamps     []store.DirStamp // the directory stamps to store (nil: unchanged)
 	writersDel []string         // announced writers that are gone
 	probe      DriftProbe       // nil when the backend has none

@@ -432,7 +432,8 @@ func (tx *termTx) flush(ctx context.Context) error {
 // index as it stands in the transaction (every document holding it, with
 // its frequency and length), and from then on every write keeps them. It
 // is a no-op for a term already tracked. It returns the term's blocks
-// as a promotion leaves them: its id and its last block (-1: none).
+// as a promotion leaves them: its id and its last block (-1: none); a
+// no-op returns term 0, which no tracked term has.
 func promoteTerm(ctx context.Context, c *sql.Conn, term string) (promoted blockRef, err error) {
 	promoted.block = -1
 	if _, tracked, err := trackedID(ctx, c, term); tracked || err != nil {
